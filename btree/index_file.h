@@ -1,0 +1,139 @@
+// The public face of a pbtree file: create or open it, list its indexes, bulk-build a new
+// index from (key, record number) pairs, and compute gstat statistics of an index.
+// Layout of the file: docs/FORMAT.md.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "keys/key.h"
+#include "page/errors.h"
+
+namespace pbtree {
+
+/// Page sizes a file may have (bytes).
+inline constexpr uint32_t kPageSizes[] = {4096, 8192, 16384, 32768};
+inline constexpr uint32_t kDefaultPageSize = 8192;
+/// Record numbers are 40-bit (Firebird's RecordNumber): 0 .. 2^40 - 1.
+inline constexpr uint64_t kMaxRecordNumber = (uint64_t{1} << 40) - 1;
+
+/// What an index is built on. Single-segment for now.
+struct IndexDefinition {
+  std::string name;  ///< 1..31 bytes, [A-Za-z0-9_$]
+  TypeSpec type;
+  KeyFormat format = KeyFormat::Double;
+  bool unique = false;
+  bool descending = false;
+};
+
+/// An index as stored in the index root page.
+struct IndexInfo {
+  IndexDefinition def;
+  uint32_t id = 0;         ///< slot in the index root page, 0-based (gstat prints it)
+  uint32_t root_page = 0;  ///< page number of the B-tree root
+};
+
+/// Entries to bulk-build from: key bytes (already normalized, any order) and record numbers,
+/// plus a caller tag per entry (e.g. the input line) that errors report. Keys are stored
+/// back to back in one arena.
+class EntryBatch {
+ public:
+  /// Appends one entry. Throws UsageError if recno > kMaxRecordNumber.
+  void add(std::span<const uint8_t> key, uint64_t recno, uint64_t tag);
+  size_t size() const { return items_.size(); }
+  void reserve(size_t entries, size_t key_bytes);
+
+  struct Item {
+    uint64_t offset;  ///< into arena
+    uint64_t recno;
+    uint64_t tag;
+    uint32_t length;
+  };
+  std::span<const uint8_t> key(const Item& item) const {
+    return {arena_.data() + item.offset, item.length};
+  }
+  std::vector<Item>& items() { return items_; }
+  const std::vector<Item>& items() const { return items_; }
+
+ private:
+  std::vector<uint8_t> arena_;
+  std::vector<Item> items_;
+};
+
+/// Thrown by bulk_load when a unique index would get two equal non-NULL keys, or any index
+/// an equal (key, record number) pair. `tag_a`/`tag_b` are the callers' tags of the two.
+class DuplicateKeyError : public UsageError {
+ public:
+  DuplicateKeyError(const std::string& what, uint64_t tag_a, uint64_t tag_b)
+      : UsageError(what), tag_a(tag_a), tag_b(tag_b) {}
+  uint64_t tag_a, tag_b;
+};
+
+/// Firebird 3's gstat figures for one index (§3.2 of the format notes), plus ours.
+struct IndexStats {
+  uint32_t root_page = 0;
+  uint32_t depth = 0;            ///< root level + 1
+  uint64_t leaf_buckets = 0;     ///< leaf pages
+  uint64_t nodes = 0;            ///< leaf nodes, END markers excluded
+  double avg_node_length = 0;    ///< bytes, full encoded node incl. record number
+  uint64_t total_dup = 0;
+  uint64_t max_dup = 0;
+  double avg_key_length = 0;     ///< bytes: flag + prefix/length bytes (gstat's approximation) + data
+  double compression_ratio = 0;  ///< (avg prefix + avg data) / avg key length
+  double avg_prefix_length = 0;
+  double avg_data_length = 0;
+  uint64_t clustering_factor = 0;
+  double clustering_ratio = 0;
+  uint64_t fill_distribution[5] = {0, 0, 0, 0, 0};  ///< leaves per 20% fill band
+  uint64_t index_pages = 0;     ///< all levels
+  double bytes_per_entry = 0;   ///< index_pages × page_size / nodes
+  double avg_leaf_fill = 0;     ///< mean over leaves of (btr_length − h) / (page_size − h), 0..1
+};
+
+/// One pbtree file. Not thread-safe (one user at a time) in this slice.
+class IndexFile {
+ public:
+  /// Opens `path`, creating it with `page_size` if it does not exist. page_size 0 means: the
+  /// existing file's size, or kDefaultPageSize for a new file. Throws UsageError if the file
+  /// exists with another page size or page_size is not in kPageSizes; IoError, CorruptError.
+  static std::unique_ptr<IndexFile> open_or_create(const std::string& path, uint32_t page_size);
+  /// Opens an existing file. Throws IoError (missing file), CorruptError.
+  static std::unique_ptr<IndexFile> open(const std::string& path, bool writable = false);
+  ~IndexFile();
+
+  const std::string& path() const;
+  uint32_t page_size() const;
+  /// Pages in the file, header and index root page included.
+  uint32_t page_count() const;
+  /// Every index, by slot order.
+  std::vector<IndexInfo> indexes() const;
+  /// The index named `name`, or nullopt.
+  std::optional<IndexInfo> find_index(const std::string& name) const;
+
+  /// Builds a new index from `entries` (sorted here: parallel sort by (key, recno); each key
+  /// must be a normalized key of def.type/def.format, shorter than page_size/4). Leaves and
+  /// upper levels are filled as Firebird's fast_load (§2.8). Everything is checked before the
+  /// file is touched; on any error the file is exactly as it was. New pages are written and
+  /// synced first, then the index root page and header. Throws UsageError (name exists,
+  /// bad name, key format not allowed), DuplicateKeyError, KeyError (key too long), IoError.
+  IndexInfo bulk_load(const IndexDefinition& def, EntryBatch& entries);
+
+  /// Walks the index's leaves and computes gstat's figures. Throws UsageError (no such index),
+  /// CorruptError (a malformed page on the way).
+  IndexStats analyze(const std::string& name) const;
+
+  /// Reads page `page_no` (page_size bytes) into `out`. Throws IoError, CorruptError.
+  void read_page(uint32_t page_no, uint8_t* out) const;
+
+  struct Impl;
+
+ private:
+  explicit IndexFile(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pbtree

@@ -1,0 +1,92 @@
+// One file of fixed-size pages, read and written whole with pread/pwrite, each page carrying
+// the generic 16-byte page header of Firebird's `struct pag` (src/jrd/ods.h, ODS 12):
+//
+//   off size field
+//     0    1 page type (PageType below)
+//     1    1 flags (0)
+//     2    2 reserved (0)
+//     4    4 checksum: CRC-32C (Castagnoli, reflected, init/xorout FFFFFFFF) of the whole
+//            page computed with these four bytes read as zero. Firebird keeps pag_generation
+//            here; pbtree uses the slot so the 39-byte B-tree header stays Firebird's.
+//     8    4 scn (checkpoint number that last wrote the page; 0 in this version)
+//    12    4 page number of the page itself (checked on read)
+//
+// Integer fields of pages are little-endian (native on x86-64, as Firebird's).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "page/errors.h"
+
+namespace pbtree {
+
+/// Page types (byte 0). 1, 6 and 7 are Firebird's codes for header, index root and B-tree.
+enum class PageType : uint8_t {
+  Header = 1,
+  IndexRoot = 6,
+  Btree = 7,
+  Free = 9,
+};
+
+/// "header", "index root", "b-tree", "free" or "unknown (N)" for messages.
+std::string page_type_name(uint8_t type);
+
+inline constexpr size_t kPageHeaderSize = 16;
+
+/// Little-endian field access on page bytes.
+inline uint16_t get_u16(const uint8_t* p) { uint16_t v; std::memcpy(&v, p, 2); return v; }
+inline uint32_t get_u32(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
+inline uint64_t get_u64(const uint8_t* p) { uint64_t v; std::memcpy(&v, p, 8); return v; }
+inline void put_u16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); }
+inline void put_u32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
+inline void put_u64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
+
+/// CRC-32C of `page` (page_size bytes) with bytes 4..7 taken as zero (Boost.CRC).
+uint32_t page_checksum(const uint8_t* page, uint32_t page_size);
+
+/// A file of pages. Owns the descriptor. Not thread-safe for writes; reads (pread) may run
+/// concurrently.
+class PageFile {
+ public:
+  /// Opens an existing file (O_RDWR if writable, else O_RDONLY). The page size is not known
+  /// here: callers read the header with read_raw() and then call set_page_size().
+  /// Throws IoError naming the path.
+  static PageFile open(const std::string& path, bool writable);
+  /// Creates a new file; throws IoError if it exists (O_EXCL) or cannot be created.
+  static PageFile create(const std::string& path, uint32_t page_size);
+
+  PageFile(PageFile&&) noexcept;
+  PageFile& operator=(PageFile&&) noexcept;
+  PageFile(const PageFile&) = delete;
+  ~PageFile();
+
+  const std::string& path() const { return path_; }
+  uint32_t page_size() const { return page_size_; }
+  void set_page_size(uint32_t page_size) { page_size_ = page_size; }
+  /// File size in bytes (fstat).
+  uint64_t file_size() const;
+
+  /// Reads page `page_no` into `out` and verifies checksum, self page number and, unless
+  /// `expected` is 0, the page type. Throws IoError (short read: "truncated file"),
+  /// CorruptError ("<path>: page 12 (b-tree): checksum mismatch").
+  void read(uint32_t page_no, uint8_t* out, uint8_t expected_type = 0) const;
+  /// Reads `length` bytes at `offset` with no checks (the header before the size is known).
+  void read_raw(uint64_t offset, uint8_t* out, size_t length) const;
+  /// Stamps page number and checksum into `page` (modifies bytes 4..7 and 12..15) and writes
+  /// it. Throws IoError.
+  void write(uint32_t page_no, uint8_t* page);
+  /// fdatasync. Throws IoError.
+  void sync();
+  /// ftruncate to `pages` pages. Throws IoError.
+  void truncate(uint32_t pages);
+
+ private:
+  PageFile(int fd, std::string path, uint32_t page_size);
+  int fd_ = -1;
+  std::string path_;
+  uint32_t page_size_ = 0;
+};
+
+}  // namespace pbtree
