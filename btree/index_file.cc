@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 #include <unistd.h>
 
@@ -31,6 +32,38 @@ std::string hex(std::span<const uint8_t> bytes) {
     out += fmt::format("{:02X}", bytes[i]);
   }
   return out.empty() ? "(empty)" : out;
+}
+
+// Sorts entries by (key in index order, record number, tag). Each entry gets an 8-byte
+// big-endian prefix of its key, padded with 00 (ascending) or FF (descending, where a
+// shorter key sorts after its extensions), so most comparisons are one integer compare;
+// equal prefixes fall back to compare_keys.
+void sort_entries(EntryBatch& entries, bool descending) {
+  struct Rec {
+    uint64_t prefix;
+    uint64_t recno;
+    uint64_t tag;
+    uint64_t index;
+  };
+  auto& items = entries.items();
+  std::vector<Rec> recs(items.size());
+  const uint8_t pad = descending ? 0xFF : 0x00;
+  tbb::parallel_for(size_t{0}, items.size(), [&](size_t i) {
+    std::span<const uint8_t> k = entries.key(items[i]);
+    uint64_t p = 0;
+    for (size_t j = 0; j < 8; ++j) p = (p << 8) | (j < k.size() ? k[j] : pad);
+    recs[i] = Rec{p, items[i].recno, items[i].tag, i};
+  });
+  tbb::parallel_sort(recs.begin(), recs.end(), [&](const Rec& a, const Rec& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    int c = compare_keys(entries.key(items[a.index]), entries.key(items[b.index]), descending);
+    if (c != 0) return c < 0;
+    if (a.recno != b.recno) return a.recno < b.recno;
+    return a.tag < b.tag;
+  });
+  std::vector<EntryBatch::Item> sorted(items.size());
+  tbb::parallel_for(size_t{0}, items.size(), [&](size_t i) { sorted[i] = items[recs[i].index]; });
+  items.swap(sorted);
 }
 
 bool is_null_key(std::span<const uint8_t> key, bool descending) {
@@ -216,13 +249,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     }
   }
   const bool desc = def.descending;
-  tbb::parallel_sort(items.begin(), items.end(),
-                     [&](const EntryBatch::Item& a, const EntryBatch::Item& b) {
-                       int c = compare_keys(entries.key(a), entries.key(b), desc);
-                       if (c != 0) return c < 0;
-                       if (a.recno != b.recno) return a.recno < b.recno;
-                       return a.tag < b.tag;
-                     });
+  sort_entries(entries, desc);
   for (size_t i = 1; i < items.size(); ++i) {
     const auto& a = items[i - 1];
     const auto& b = items[i];

@@ -27,9 +27,11 @@ struct SeedRow {
 const std::vector<SeedRow>& seed_rows() {
   static const std::vector<SeedRow> rows = [] {
     std::string path = std::string(PBTREE_SOURCE_DIR) + "/../shared/data/seed/t_int.csv.zst";
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     EXPECT_TRUE(in.good()) << "cannot open " << path;
-    std::string packed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string packed(static_cast<size_t>(in.tellg()), '\0');
+    in.seekg(0);
+    in.read(packed.data(), static_cast<std::streamsize>(packed.size()));
     unsigned long long raw = ZSTD_getFrameContentSize(packed.data(), packed.size());
     std::string text;
     if (raw != ZSTD_CONTENTSIZE_ERROR && raw != ZSTD_CONTENTSIZE_UNKNOWN) {
