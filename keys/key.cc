@@ -2,14 +2,16 @@
 // rules and key length limits (src/jrd/dfw.epp, src/jrd/idx.cpp, src/jrd/Database.h of
 // Firebird v5.0.4), strict value parsing, key comparison, and decoding of stored keys back
 // to value text. The key bytes themselves are built in keys/key_build.cc (layouts there).
+#include "keys/key.h"
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fmt/format.h>
 
-#include "keys/key.h"
 #include "keys/key_internal.h"
 
 namespace pbtree {
@@ -74,9 +76,10 @@ std::string lower_trimmed(std::string_view text) {
 /// Reads "(a)" or "(a,b)" (spaces allowed) from s at pos; returns the count of numbers read.
 int parse_args(std::string_view s, size_t pos, long& a, long& b, std::string_view whole) {
   auto bad = [&]() -> KeyError {
-    return KeyError(fmt::format("malformed column type '{}' (expected e.g. numeric(12,2), "
-                                "varchar(40))",
-                                whole));
+    return KeyError(
+        fmt::format("malformed column type '{}' (expected e.g. numeric(12,2), "
+                    "varchar(40))",
+                    whole));
   };
   auto skip = [&] {
     while (pos < s.size() && s[pos] == ' ') ++pos;
@@ -116,21 +119,26 @@ enum class Width { Small, Int64, Int128, Double, Text };
 Width width_of(const TypeSpec& t) {
   switch (t.type) {
     case ColumnType::Smallint:
-    case ColumnType::Integer: return Width::Small;
-    case ColumnType::Bigint: return Width::Int64;
-    case ColumnType::Int128: return Width::Int128;
-    case ColumnType::Double: return Width::Double;
-    case ColumnType::Varchar: return Width::Text;
+    case ColumnType::Integer:
+      return Width::Small;
+    case ColumnType::Bigint:
+      return Width::Int64;
+    case ColumnType::Int128:
+      return Width::Int128;
+    case ColumnType::Double:
+      return Width::Double;
+    case ColumnType::Varchar:
+      return Width::Text;
     case ColumnType::Numeric:
       return t.precision <= 9 ? Width::Small : t.precision <= 18 ? Width::Int64 : Width::Int128;
   }
   return Width::Text;
 }
 
-[[noreturn]] void corrupt(const TypeSpec& type, KeyFormat format,
-                          std::span<const uint8_t> key, std::string_view why) {
-  throw KeyError(fmt::format("corrupt {} key for {}: {} ({})", key_format_name(format),
-                             type.name(), hex_bytes(key), why));
+[[noreturn]] void corrupt(const TypeSpec& type, KeyFormat format, std::span<const uint8_t> key,
+                          std::string_view why) {
+  throw KeyError(fmt::format("corrupt {} key for {}: {} ({})", key_format_name(format), type.name(),
+                             hex_bytes(key), why));
 }
 
 /// Reads up to 8 bytes big-endian, zero-padded on the right.
@@ -315,34 +323,47 @@ TypeSpec TypeSpec::parse(std::string_view text) {
     t.length = static_cast<uint16_t>(n);
     return t;
   }
-  throw KeyError(fmt::format("unknown column type '{}' (expected smallint, integer, bigint, "
-                             "int128, double, numeric(P,S), varchar(N))",
-                             text));
+  throw KeyError(
+      fmt::format("unknown column type '{}' (expected smallint, integer, bigint, "
+                  "int128, double, numeric(P,S), varchar(N))",
+                  text));
 }
 
 std::string TypeSpec::name() const {
   switch (type) {
-    case ColumnType::Smallint: return "smallint";
-    case ColumnType::Integer: return "integer";
-    case ColumnType::Bigint: return "bigint";
-    case ColumnType::Int128: return "int128";
-    case ColumnType::Double: return "double";
-    case ColumnType::Numeric: return fmt::format("numeric({},{})", precision, scale);
-    case ColumnType::Varchar: return fmt::format("varchar({})", length);
+    case ColumnType::Smallint:
+      return "smallint";
+    case ColumnType::Integer:
+      return "integer";
+    case ColumnType::Bigint:
+      return "bigint";
+    case ColumnType::Int128:
+      return "int128";
+    case ColumnType::Double:
+      return "double";
+    case ColumnType::Numeric:
+      return fmt::format("numeric({},{})", precision, scale);
+    case ColumnType::Varchar:
+      return fmt::format("varchar({})", length);
   }
   return fmt::format("unknown type {}", static_cast<int>(type));
 }
 
 int TypeSpec::storage_bits() const {
   switch (type) {
-    case ColumnType::Smallint: return 16;
-    case ColumnType::Integer: return 32;
-    case ColumnType::Bigint: return 64;
-    case ColumnType::Int128: return 128;
+    case ColumnType::Smallint:
+      return 16;
+    case ColumnType::Integer:
+      return 32;
+    case ColumnType::Bigint:
+      return 64;
+    case ColumnType::Int128:
+      return 128;
     case ColumnType::Numeric:
       return precision <= 4 ? 16 : precision <= 9 ? 32 : precision <= 18 ? 64 : 128;
     case ColumnType::Double:
-    case ColumnType::Varchar: return 0;
+    case ColumnType::Varchar:
+      return 0;
   }
   return 0;
 }
@@ -354,18 +375,24 @@ KeyFormat parse_key_format(std::string_view name) {
   if (s == "decimal128") return KeyFormat::Decimal128;
   if (s == "bcd") return KeyFormat::Bcd;
   if (s == "text") return KeyFormat::Text;
-  throw KeyError(fmt::format("unknown key format '{}' (expected double, rescaled-double, "
-                             "decimal128, bcd, text)",
-                             name));
+  throw KeyError(
+      fmt::format("unknown key format '{}' (expected double, rescaled-double, "
+                  "decimal128, bcd, text)",
+                  name));
 }
 
 std::string_view key_format_name(KeyFormat format) {
   switch (format) {
-    case KeyFormat::Double: return "double";
-    case KeyFormat::Text: return "text";
-    case KeyFormat::RescaledDouble: return "rescaled-double";
-    case KeyFormat::Decimal128: return "decimal128";
-    case KeyFormat::Bcd: return "bcd";
+    case KeyFormat::Double:
+      return "double";
+    case KeyFormat::Text:
+      return "text";
+    case KeyFormat::RescaledDouble:
+      return "rescaled-double";
+    case KeyFormat::Decimal128:
+      return "decimal128";
+    case KeyFormat::Bcd:
+      return "bcd";
   }
   return "unknown";
 }
@@ -373,10 +400,14 @@ std::string_view key_format_name(KeyFormat format) {
 KeyFormat default_key_format(const TypeSpec& type) {
   switch (width_of(type)) {
     case Width::Small:
-    case Width::Double: return KeyFormat::Double;
-    case Width::Int64: return KeyFormat::RescaledDouble;
-    case Width::Int128: return KeyFormat::Bcd;
-    case Width::Text: return KeyFormat::Text;
+    case Width::Double:
+      return KeyFormat::Double;
+    case Width::Int64:
+      return KeyFormat::RescaledDouble;
+    case Width::Int128:
+      return KeyFormat::Bcd;
+    case Width::Text:
+      return KeyFormat::Text;
   }
   return KeyFormat::Text;
 }
@@ -385,11 +416,16 @@ namespace {
 
 std::string_view allowed_list(const TypeSpec& type) {
   switch (width_of(type)) {
-    case Width::Small: return "double, decimal128, bcd";
-    case Width::Int64: return "rescaled-double, decimal128, bcd";
-    case Width::Int128: return "bcd";
-    case Width::Double: return "double";
-    case Width::Text: return "text";
+    case Width::Small:
+      return "double, decimal128, bcd";
+    case Width::Int64:
+      return "rescaled-double, decimal128, bcd";
+    case Width::Int128:
+      return "bcd";
+    case Width::Double:
+      return "double";
+    case Width::Text:
+      return "text";
   }
   return "";
 }
@@ -404,9 +440,12 @@ bool key_format_allowed(const TypeSpec& type, KeyFormat format) {
     case Width::Int64:
       return format == KeyFormat::RescaledDouble || format == KeyFormat::Decimal128 ||
              format == KeyFormat::Bcd;
-    case Width::Int128: return format == KeyFormat::Bcd;
-    case Width::Double: return format == KeyFormat::Double;
-    case Width::Text: return format == KeyFormat::Text;
+    case Width::Int128:
+      return format == KeyFormat::Bcd;
+    case Width::Double:
+      return format == KeyFormat::Double;
+    case Width::Text:
+      return format == KeyFormat::Text;
   }
   return false;
 }
@@ -421,20 +460,31 @@ void check_key_format(const TypeSpec& type, KeyFormat format) {
 size_t max_key_length(const TypeSpec& type, KeyFormat format, bool descending) {
   size_t n = 0;
   switch (format) {
-    case KeyFormat::Double: n = 8; break;
-    case KeyFormat::RescaledDouble: n = 10; break;
-    case KeyFormat::Decimal128: n = 17; break;
-    case KeyFormat::Bcd: n = 19; break;
-    case KeyFormat::Text: n = type.type == ColumnType::Varchar ? type.length : 1; break;
+    case KeyFormat::Double:
+      n = 8;
+      break;
+    case KeyFormat::RescaledDouble:
+      n = 10;
+      break;
+    case KeyFormat::Decimal128:
+      n = 17;
+      break;
+    case KeyFormat::Bcd:
+      n = 19;
+      break;
+    case KeyFormat::Text:
+      n = type.type == ColumnType::Varchar ? type.length : 1;
+      break;
   }
   return n + (descending ? 1 : 0);
 }
 
 void check_key_length(size_t length, uint32_t page_size) {
   if (length >= page_size / 4) {
-    throw KeyError(fmt::format("key size {} exceeds implementation restriction: keys must be "
-                               "shorter than page_size/4 = {} bytes (page size {})",
-                               length, page_size / 4, page_size));
+    throw KeyError(
+        fmt::format("key size {} exceeds implementation restriction: keys must be "
+                    "shorter than page_size/4 = {} bytes (page size {})",
+                    length, page_size / 4, page_size));
   }
 }
 
@@ -448,9 +498,8 @@ void check_index_key_limit(const TypeSpec& type, KeyFormat format, bool descendi
         "key size exceeds implementation restriction for a{} index on {} in format {}: keys "
         "up to {} bytes{}, rounded up to {}, must be below page_size/4 = {} bytes (page size "
         "{})",
-        descending ? " descending" : "n ascending", type.name(), key_format_name(format),
-        max_len, descending ? "" : " plus the 1-byte NULL indicator", rounded, page_size / 4,
-        page_size));
+        descending ? " descending" : "n ascending", type.name(), key_format_name(format), max_len,
+        descending ? "" : " plus the 1-byte NULL indicator", rounded, page_size / 4, page_size));
   }
 }
 
@@ -463,7 +512,8 @@ bool looks_numeric(std::string_view text) {
   double d;
   auto r = std::from_chars(text.data(), text.data() + text.size(), d);
   return r.ptr == text.data() + text.size() && r.ec == std::errc() && std::isfinite(d) &&
-         !text.empty() && (std::isdigit(static_cast<unsigned char>(text.back())) || text.back() == '.');
+         !text.empty() &&
+         (std::isdigit(static_cast<unsigned char>(text.back())) || text.back() == '.');
 }
 
 Value parse_integer(const TypeSpec& type, std::string_view text) {
@@ -486,9 +536,10 @@ Value parse_integer(const TypeSpec& type, std::string_view text) {
         throw KeyError(fmt::format("value '{}' is not an integer: {} takes whole numbers only",
                                    text, type.name()));
       }
-      throw KeyError(fmt::format("malformed integer '{}' for {} (expected an optional sign and "
-                                 "decimal digits)",
-                                 text, type.name()));
+      throw KeyError(
+          fmt::format("malformed integer '{}' for {} (expected an optional sign and "
+                      "decimal digits)",
+                      text, type.name()));
     }
     if (mag > (cap - 9) / 10) too_big = true;
     if (!too_big) mag = mag * 10 + static_cast<unsigned>(c - '0');
@@ -522,23 +573,26 @@ Value parse_numeric(const TypeSpec& type, std::string_view text) {
     frac_end = i;
   }
   if (i != text.size() || (int_end == int_begin && frac_end == frac_begin)) {
-    throw KeyError(fmt::format("malformed number '{}' for {} (expected an optional sign, "
-                               "digits and an optional fraction)",
-                               text, type.name()));
+    throw KeyError(
+        fmt::format("malformed number '{}' for {} (expected an optional sign, "
+                    "digits and an optional fraction)",
+                    text, type.name()));
   }
   size_t first = int_begin;
   while (first < int_end && text[first] == '0') ++first;
   const size_t int_digits = int_end - first;
   if (int_digits > static_cast<size_t>(p - s)) {
-    throw KeyError(fmt::format("value {} out of range for {}: at most {} digits before the "
-                               "decimal point",
-                               text, type.name(), p - s));
+    throw KeyError(
+        fmt::format("value {} out of range for {}: at most {} digits before the "
+                    "decimal point",
+                    text, type.name(), p - s));
   }
   for (size_t j = frac_begin + static_cast<size_t>(s); j < frac_end; ++j) {
     if (text[j] != '0') {
-      throw KeyError(fmt::format("value {} has more than {} fraction digits for {} (extra "
-                                 "fraction digits must be zeros)",
-                                 text, s, type.name()));
+      throw KeyError(
+          fmt::format("value {} has more than {} fraction digits for {} (extra "
+                      "fraction digits must be zeros)",
+                      text, s, type.name()));
     }
   }
   u128 mag = 0;
@@ -566,9 +620,10 @@ Value parse_double(const TypeSpec& type, std::string_view text) {
     throw KeyError(fmt::format("value {} out of range for {}", text, type.name()));
   }
   if (std::isnan(d)) {
-    throw KeyError(fmt::format("NaN ('{}') is not a valid value for {}: index keys need ordered "
-                               "values",
-                               text, type.name()));
+    throw KeyError(
+        fmt::format("NaN ('{}') is not a valid value for {}: index keys need ordered "
+                    "values",
+                    text, type.name()));
   }
   return Value::of_double(d);
 }
@@ -580,13 +635,16 @@ Value parse_value(const TypeSpec& type, std::string_view text) {
     case ColumnType::Smallint:
     case ColumnType::Integer:
     case ColumnType::Bigint:
-    case ColumnType::Int128: return parse_integer(type, text);
-    case ColumnType::Numeric: return parse_numeric(type, text);
-    case ColumnType::Double: return parse_double(type, text);
+    case ColumnType::Int128:
+      return parse_integer(type, text);
+    case ColumnType::Numeric:
+      return parse_numeric(type, text);
+    case ColumnType::Double:
+      return parse_double(type, text);
     case ColumnType::Varchar:
       if (text.size() > type.length) {
-        throw KeyError(fmt::format("value of {} bytes is too long for {}", text.size(),
-                                   type.name()));
+        throw KeyError(
+            fmt::format("value of {} bytes is too long for {}", text.size(), type.name()));
       }
       return Value::of_text(text);
   }

@@ -18,10 +18,11 @@
 //   Text (idx_string, 1..N bytes): the bytes with trailing spaces cut, '' -> 20.
 //   NULL: empty ascending, FF descending. Descending: 01 put in front of a key starting
 //     with 00/01, then every byte XOR FF. Compound keys: see build_compound_key below.
+#include <fmt/format.h>
+
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <fmt/format.h>
 
 #include "keys/key.h"
 #include "keys/key_internal.h"
@@ -38,8 +39,7 @@ constexpr size_t kTmp = 24;  // room for any numeric key (19 bytes) plus an esca
   throw KeyError(std::move(message));
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_kind(const TypeSpec& type,
-                                                           KeyFormat format,
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_kind(const TypeSpec& type, KeyFormat format,
                                                            const Value& value) {
   const char* kind = value.kind == Value::Kind::Text ? "a text value" : "a numeric value";
   throw KeyError(fmt::format("{} cannot be stored in a {} key (column type {})", kind,
@@ -186,8 +186,8 @@ inline size_t encode_decimal(bool neg, u128 u, int exp10, int pmax, int bias, ui
   }
   const int k = decimal_digits(u);
   const int e1 = exp10 - (pmax - k);
-  const unsigned e = neg ? static_cast<unsigned>(bias + 1 - e1)
-                         : static_cast<unsigned>(e1 + 3 * (bias + 1));
+  const unsigned e =
+      neg ? static_cast<unsigned>(bias + 1 - e1) : static_cast<unsigned>(e1 + 3 * (bias + 1));
   p[0] = static_cast<uint8_t>(e >> 8);
   p[1] = static_cast<uint8_t>(e);
 
@@ -248,9 +248,9 @@ inline size_t encode_decimal(bool neg, u128 u, int exp10, int pmax, int bias, ui
                                 key_format_name(format), type.name()));
   }
   if (!std::isfinite(d) || d != std::trunc(d)) {
-    throw_key_error(fmt::format(
-        "double value {} is not an integer: a {} key for {} needs an exact value", d,
-        key_format_name(format), type.name()));
+    throw_key_error(
+        fmt::format("double value {} is not an integer: a {} key for {} needs an exact value", d,
+                    key_format_name(format), type.name()));
   }
   i128 lo, hi;
   const bool ranged = integral_range(type, lo, hi);
@@ -290,11 +290,11 @@ inline size_t encode_decimal(bool neg, u128 u, int exp10, int pmax, int bias, ui
 [[noreturn, gnu::cold, gnu::noinline]] void throw_too_many_digits(const TypeSpec& type,
                                                                   KeyFormat format, i128 c,
                                                                   int scale) {
-  throw KeyError(fmt::format("value {} has more than {} significant digits: a {} key cannot "
-                             "hold it (column type {})",
-                             decimal_to_string(c, scale, 0),
-                             format == KeyFormat::Bcd ? 39 : 34, key_format_name(format),
-                             type.name()));
+  throw KeyError(
+      fmt::format("value {} has more than {} significant digits: a {} key cannot "
+                  "hold it (column type {})",
+                  decimal_to_string(c, scale, 0), format == KeyFormat::Bcd ? 39 : 34,
+                  key_format_name(format), type.name()));
 }
 
 [[noreturn, gnu::cold, gnu::noinline]] void throw_bad_scale(int scale) {
@@ -309,8 +309,8 @@ inline size_t encode_number(const TypeSpec& type, KeyFormat format, const Value&
     if (value.kind == Value::Kind::Double) {
       d = value.dbl;
       if (std::isnan(d)) {
-        throw_key_error(fmt::format("NaN cannot be stored in an index key (column type {})",
-                                    type.name()));
+        throw_key_error(
+            fmt::format("NaN cannot be stored in an index key (column type {})", type.name()));
       }
     } else {
       if (value.scale > kMaxScale) throw_bad_scale(value.scale);
@@ -351,7 +351,8 @@ inline size_t encode_number(const TypeSpec& type, KeyFormat format, const Value&
     case KeyFormat::Bcd:
       return encode_decimal(c < 0, magnitude(c), -scale, 39, 128, p);
     case KeyFormat::Double:
-    case KeyFormat::Text: break;
+    case KeyFormat::Text:
+      break;
   }
   throw_key_error(fmt::format("unknown key format {}", static_cast<int>(format)));
 }
@@ -440,8 +441,7 @@ size_t build_compound_key(std::span<const Segment> segments, bool descending, Ke
       std::memset(out.data + pos, 0, pad);
       pos += pad;
     }
-    const size_t len =
-        encode_segment(*s.type, s.format, s.value, descending, seg, sizeof seg);
+    const size_t len = encode_segment(*s.type, s.format, s.value, descending, seg, sizeof seg);
     const uint8_t marker = static_cast<uint8_t>(n_index - i);
     for (size_t off = 0; off < len; off += 4) {
       const size_t chunk = len - off < 4 ? len - off : 4;

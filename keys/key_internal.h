@@ -61,11 +61,10 @@ inline constexpr u128 kPow10U128[39] = {
 
 /// 10^0 .. 10^60 as the nearest doubles (the C literals 1eN, as Firebird's pow10 table).
 inline constexpr double kPow10Double[61] = {
-    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11, 1e12,
-    1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25,
-    1e26, 1e27, 1e28, 1e29, 1e30, 1e31, 1e32, 1e33, 1e34, 1e35, 1e36, 1e37, 1e38,
-    1e39, 1e40, 1e41, 1e42, 1e43, 1e44, 1e45, 1e46, 1e47, 1e48, 1e49, 1e50, 1e51,
-    1e52, 1e53, 1e54, 1e55, 1e56, 1e57, 1e58, 1e59, 1e60};
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31,
+    1e32, 1e33, 1e34, 1e35, 1e36, 1e37, 1e38, 1e39, 1e40, 1e41, 1e42, 1e43, 1e44, 1e45, 1e46, 1e47,
+    1e48, 1e49, 1e50, 1e51, 1e52, 1e53, 1e54, 1e55, 1e56, 1e57, 1e58, 1e59, 1e60};
 
 /// Largest Value::scale the keys layer accepts (NUMERIC(38,38)).
 inline constexpr int kMaxScale = 38;
@@ -73,7 +72,8 @@ inline constexpr int kMaxScale = 38;
 /// Number of decimal digits of u (1 for 0).
 inline int decimal_digits(u128 u) {
   const uint64_t hi = static_cast<uint64_t>(u >> 64);
-  const int bits = hi ? 128 - std::countl_zero(hi) : 64 - std::countl_zero(static_cast<uint64_t>(u) | 1);
+  const int bits =
+      hi ? 128 - std::countl_zero(hi) : 64 - std::countl_zero(static_cast<uint64_t>(u) | 1);
   int k = (bits * 1233 >> 12) + 1;  // floor(bits*log10(2)) + 1, maybe one too many
   if (k > 39) k = 39;
   if (k > 1 && u < kPow10U128[k - 1]) --k;
@@ -81,7 +81,9 @@ inline int decimal_digits(u128 u) {
 }
 
 /// Magnitude of a signed 128-bit value (2^127 for the minimum).
-inline u128 magnitude(i128 v) { return v < 0 ? u128(0) - static_cast<u128>(v) : static_cast<u128>(v); }
+inline u128 magnitude(i128 v) {
+  return v < 0 ? u128(0) - static_cast<u128>(v) : static_cast<u128>(v);
+}
 
 /// Decimal text of a 128-bit integer.
 std::string i128_to_string(i128 v);
@@ -98,9 +100,18 @@ namespace pbtree::keys_internal {
 /// ±(10^(P-S) - 1)); false for double/varchar (no exact range).
 inline bool integral_range(const TypeSpec& t, i128& lo, i128& hi) {
   switch (t.type) {
-    case ColumnType::Smallint: lo = INT16_MIN; hi = INT16_MAX; return true;
-    case ColumnType::Integer: lo = INT32_MIN; hi = INT32_MAX; return true;
-    case ColumnType::Bigint: lo = INT64_MIN; hi = INT64_MAX; return true;
+    case ColumnType::Smallint:
+      lo = INT16_MIN;
+      hi = INT16_MAX;
+      return true;
+    case ColumnType::Integer:
+      lo = INT32_MIN;
+      hi = INT32_MAX;
+      return true;
+    case ColumnType::Bigint:
+      lo = INT64_MIN;
+      hi = INT64_MAX;
+      return true;
     case ColumnType::Int128:
       hi = static_cast<i128>(~u128(0) >> 1);
       lo = -hi - 1;
@@ -112,7 +123,8 @@ inline bool integral_range(const TypeSpec& t, i128& lo, i128& hi) {
       return true;
     }
     case ColumnType::Double:
-    case ColumnType::Varchar: break;
+    case ColumnType::Varchar:
+      break;
   }
   return false;
 }

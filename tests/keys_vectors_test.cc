@@ -29,8 +29,12 @@ constexpr KeyFormat kB = KeyFormat::Bcd;
 constexpr KeyFormat kT = KeyFormat::Text;
 
 // §1.3 idx_numeric
-TEST(KeysVectors, DoubleIntegerZero) { EXPECT_EQ(key_hex_text("integer", kD, "0"), "80"); }
-TEST(KeysVectors, DoubleIntegerOne) { EXPECT_EQ(key_hex_text("integer", kD, "1"), "BF F0"); }
+TEST(KeysVectors, DoubleIntegerZero) {
+  EXPECT_EQ(key_hex_text("integer", kD, "0"), "80");
+}
+TEST(KeysVectors, DoubleIntegerOne) {
+  EXPECT_EQ(key_hex_text("integer", kD, "1"), "BF F0");
+}
 TEST(KeysVectors, DoubleIntegerMinusOne) {
   EXPECT_EQ(key_hex_text("integer", kD, "-1"), "40 0F FF FF FF FF FF FF");
 }
@@ -50,7 +54,9 @@ TEST(KeysVectors, DoubleIntegerLimits) {
   EXPECT_EQ(key_hex_text("integer", kD, "2147483647"), "C1 DF FF FF FF C0");
   EXPECT_EQ(key_hex_text("integer", kD, "-2147483648"), "3E 1F FF FF FF FF FF FF");
 }
-TEST(KeysVectors, DoubleHalf) { EXPECT_EQ(key_hex_text("double", kD, "0.5"), "BF E0"); }
+TEST(KeysVectors, DoubleHalf) {
+  EXPECT_EQ(key_hex_text("double", kD, "0.5"), "BF E0");
+}
 TEST(KeysVectors, DoubleNumeric92) {
   EXPECT_EQ(key_hex_text("numeric(9,2)", kD, "1.23"), "BF F3 AE 14 7A E1 47 AE");
 }
@@ -77,8 +83,7 @@ TEST(KeysVectors, RescaledAround2p53) {
 }
 TEST(KeysVectors, RescaledInt64Limits) {
   EXPECT_EQ(key_hex_text("bigint", kR, "9223372036854775807"), "C3 0A 36 E2 EB 1C 43 28 96 AF");
-  EXPECT_EQ(key_hex_text("bigint", kR, "-9223372036854775808"),
-            "3C F5 C9 1D 14 E3 BC D7 69 50");
+  EXPECT_EQ(key_hex_text("bigint", kR, "-9223372036854775808"), "3C F5 C9 1D 14 E3 BC D7 69 50");
 }
 TEST(KeysVectors, RescaledScaledEqual) {
   EXPECT_EQ(key_hex_text("numeric(18,2)", kR, "123.45"), "BF 89 48 55 DA 27 28 63 80");
@@ -95,8 +100,7 @@ TEST(KeysVectors, Decimal128Table) {
   EXPECT_EQ(key_hex_text("bigint", kM, "123456"), "48 47 1E DC 80");
   EXPECT_EQ(key_hex_text("numeric(9,2)", kM, "1.23"), "48 42 1E C0");
   EXPECT_EQ(key_hex_text("bigint", kM, "9007199254740993"), "48 51 E1 2C FE 75 DA 18 D2 C0");
-  EXPECT_EQ(key_hex_text("bigint", kM, "9223372036854775807"),
-            "48 54 E6 95 13 2E AD 77 64 4A F0");
+  EXPECT_EQ(key_hex_text("bigint", kM, "9223372036854775807"), "48 54 E6 95 13 2E AD 77 64 4A F0");
   EXPECT_EQ(key_hex_text("bigint", kM, "-1"), "18 42 E1");
   EXPECT_EQ(key_hex_text("bigint", kM, "-2"), "18 42 C8");
   EXPECT_EQ(key_hex_text("numeric(18,1)", kM, "-1.5"), "18 42 D4 80");
@@ -118,10 +122,14 @@ TEST(KeysVectors, BcdTable) {
 TEST(KeysVectors, TextTrailingSpacesCut) {
   EXPECT_EQ(key_hex_text("varchar(10)", kT, "AB  "), "41 42");
 }
-TEST(KeysVectors, TextEmptyIsOneSpace) { EXPECT_EQ(key_hex_text("varchar(10)", kT, ""), "20"); }
+TEST(KeysVectors, TextEmptyIsOneSpace) {
+  EXPECT_EQ(key_hex_text("varchar(10)", kT, ""), "20");
+}
 
 // §1.9 / §1.10 NULL and descending
-TEST(KeysVectors, NullAscendingIsEmpty) { EXPECT_EQ(key_hex("integer", kD, Value::null()), ""); }
+TEST(KeysVectors, NullAscendingIsEmpty) {
+  EXPECT_EQ(key_hex("integer", kD, Value::null()), "");
+}
 TEST(KeysVectors, NullDescendingIsFF) {
   EXPECT_EQ(key_hex("integer", kD, Value::null(), true), "FF");
 }
@@ -152,18 +160,30 @@ class KeysCompound : public ::testing::Test {
   }
 };
 
-TEST_F(KeysCompound, IntAndText) { EXPECT_EQ(hex({i(1), s("AB")}), "02 BF F0 00 00 01 41 42"); }
+TEST_F(KeysCompound, IntAndText) {
+  EXPECT_EQ(hex({i(1), s("AB")}), "02 BF F0 00 00 01 41 42");
+}
 TEST_F(KeysCompound, MillionAndLongText) {
   EXPECT_EQ(hex({i(1000000), s("ABCDEF")}), "02 C1 2E 84 80 01 41 42 43 44 01 45 46");
 }
 TEST_F(KeysCompound, ThreeInts) {
   EXPECT_EQ(hex({i(1), i(2), i(3)}), "03 BF F0 00 00 02 C0 00 00 00 01 C0 08");
 }
-TEST_F(KeysCompound, FullChunkThenText) { EXPECT_EQ(hex({s("ABCD"), s("E")}), "02 41 42 43 44 01 45"); }
-TEST_F(KeysCompound, TextThenNull) { EXPECT_EQ(hex({s("A"), n_str()}), "02 41 00 00 00"); }
-TEST_F(KeysCompound, TextThenEmpty) { EXPECT_EQ(hex({s("A"), s("")}), "02 41 00 00 00 01 20"); }
-TEST_F(KeysCompound, NullThenText) { EXPECT_EQ(hex({n_str(), s("A")}), "01 41"); }
-TEST_F(KeysCompound, AllNullIsEmpty) { EXPECT_EQ(hex({n_str(), n_str()}), ""); }
+TEST_F(KeysCompound, FullChunkThenText) {
+  EXPECT_EQ(hex({s("ABCD"), s("E")}), "02 41 42 43 44 01 45");
+}
+TEST_F(KeysCompound, TextThenNull) {
+  EXPECT_EQ(hex({s("A"), n_str()}), "02 41 00 00 00");
+}
+TEST_F(KeysCompound, TextThenEmpty) {
+  EXPECT_EQ(hex({s("A"), s("")}), "02 41 00 00 00 01 20");
+}
+TEST_F(KeysCompound, NullThenText) {
+  EXPECT_EQ(hex({n_str(), s("A")}), "01 41");
+}
+TEST_F(KeysCompound, AllNullIsEmpty) {
+  EXPECT_EQ(hex({n_str(), n_str()}), "");
+}
 TEST_F(KeysCompound, DescendingIntAndText) {
   EXPECT_EQ(hex({i(1), s("AB")}, true), "FD 40 0F FF FF FE BE BD");
 }
