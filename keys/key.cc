@@ -541,8 +541,9 @@ Value parse_integer(const TypeSpec& type, std::string_view text) {
                       "decimal digits)",
                       text, type.name()));
     }
-    if (mag > (cap - 9) / 10) too_big = true;
-    if (!too_big) mag = mag * 10 + static_cast<unsigned>(c - '0');
+    const unsigned d = static_cast<unsigned>(c - '0');
+    if (mag > (cap - d) / 10) too_big = true;
+    if (!too_big) mag = mag * 10 + d;
   }
   i128 lo, hi;
   integral_range(type, lo, hi);
