@@ -223,14 +223,16 @@ bool decode_decimal(std::span<const uint8_t> body, int pmax, int bias, Value& ou
   const bool neg = e < zero_e;
   const int e1 = neg ? (bias + 1) - e : e - 3 * (bias + 1);
   const size_t nbits = (body.size() - 2) * 8;
-  const size_t ng = nbits / 10;
-  if (ng == 0 || ng > 13) return false;
-  char digits[40];
+  // Trailing-zero stripping may have cut the last group short: missing bits are zeros.
+  const size_t ng = (nbits + 9) / 10;
+  if (ng == 0 || ng > 14) return false;
+  char digits[42];
   size_t nd = 0;
   for (size_t g = 0; g < ng; ++g) {
     unsigned v = 0;
     for (size_t bit = g * 10; bit < g * 10 + 10; ++bit) {
-      v = (v << 1) | ((body[2 + bit / 8] >> (7 - bit % 8)) & 1u);
+      const unsigned b = bit < nbits ? (body[2 + bit / 8] >> (7 - bit % 8)) & 1u : 0u;
+      v = (v << 1) | b;
     }
     if (v > 999) return false;
     digits[nd++] = static_cast<char>('0' + v / 100);
@@ -255,10 +257,11 @@ bool decode_decimal(std::span<const uint8_t> body, int pmax, int bias, Value& ou
   }
   if (digits[0] == '0') return false;
   u128 c = 0;
-  const u128 limit = ~u128(0) >> 1;
+  const u128 limit = (~u128(0) >> 1) + (neg ? 1 : 0);  // |int128 min| = 2^127
   for (size_t i = 0; i < nd; ++i) {
-    if (c > (limit - 9) / 10) return false;
-    c = c * 10 + static_cast<unsigned>(digits[i] - '0');
+    const unsigned d = static_cast<unsigned>(digits[i] - '0');
+    if (c > (limit - d) / 10) return false;
+    c = c * 10 + d;
   }
   int x = e1 + pmax - static_cast<int>(nd);  // value = c × 10^x
   while (x > 0) {
@@ -267,8 +270,7 @@ bool decode_decimal(std::span<const uint8_t> body, int pmax, int bias, Value& ou
     --x;
   }
   if (-x > kMaxScale) return false;
-  const i128 sc = static_cast<i128>(c);
-  out = Value::exact(neg ? -sc : sc, static_cast<uint8_t>(-x));
+  out = Value::exact(static_cast<i128>(neg ? u128(0) - c : c), static_cast<uint8_t>(-x));
   return true;
 }
 
