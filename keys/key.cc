@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -33,30 +34,39 @@ std::string i128_to_string(i128 v) {
 }
 
 std::string decimal_to_string(i128 coefficient, int scale, int min_fraction) {
-  std::string digits = i128_to_string(coefficient);
-  const bool neg = !digits.empty() && digits[0] == '-';
-  if (neg) digits.erase(0, 1);
-  std::string int_part, frac;
-  if (scale <= 0) {
-    int_part = digits + std::string(static_cast<size_t>(-scale), '0');
-    if (int_part.find_first_not_of('0') == std::string::npos) int_part = "0";
-  } else {
-    if (digits.size() <= static_cast<size_t>(scale)) {
-      digits.insert(0, static_cast<size_t>(scale) + 1 - digits.size(), '0');
+  // Digits of |coefficient|, least significant first.
+  char rev[48];
+  size_t nd = 0;
+  u128 u = magnitude(coefficient);
+  do {
+    rev[nd++] = static_cast<char>('0' + static_cast<int>(u % 10));
+    u /= 10;
+  } while (u != 0);
+  const size_t fmin = static_cast<size_t>(std::max(min_fraction, 0));
+  // Fraction digits actually needed: scale minus the coefficient's trailing zeros.
+  size_t frac = scale > 0 ? static_cast<size_t>(scale) : 0;
+  size_t skip = 0;  // trailing fraction zeros not printed
+  while (frac - skip > fmin && skip < nd && rev[skip] == '0') ++skip;
+  if (skip == nd) skip = frac > fmin ? frac - fmin : 0;  // coefficient 0
+  char buf[128];  // at most 1 + 39 digits + 38 scale zeros + '.' + fraction digits
+  char* o = buf;
+  if (coefficient < 0) *o++ = '-';
+  // Integer part: digits at positions >= frac (position = power of ten + scale).
+  if (nd > frac) {
+    for (size_t i = nd; i-- > frac;) *o++ = rev[i];
+    if (scale < 0 && coefficient != 0) {
+      for (int i = 0; i < -scale && o < buf + 80; ++i) *o++ = '0';
     }
-    int_part = digits.substr(0, digits.size() - static_cast<size_t>(scale));
-    frac = digits.substr(digits.size() - static_cast<size_t>(scale));
+  } else {
+    *o++ = '0';
   }
-  while (frac.size() > static_cast<size_t>(std::max(min_fraction, 0)) && frac.back() == '0') {
-    frac.pop_back();
+  const size_t shown = frac - skip;
+  if (shown > 0 || fmin > 0) {
+    *o++ = '.';
+    for (size_t pos = frac; pos-- > skip;) *o++ = pos < nd ? rev[pos] : '0';
+    for (size_t i = shown; i < fmin && o < buf + sizeof buf; ++i) *o++ = '0';
   }
-  while (frac.size() < static_cast<size_t>(std::max(min_fraction, 0))) frac.push_back('0');
-  std::string out = (neg && coefficient != 0) ? "-" : "";
-  out += int_part;
-  if (!frac.empty()) {
-    out += '.';
-    out += frac;
-  }
+  std::string out(buf, o);
   return out;
 }
 
@@ -141,6 +151,17 @@ Width width_of(const TypeSpec& t) {
                              hex_bytes(key), why));
 }
 
+/// 10^0 .. 10^60 as long doubles (exact up to 10^27), for estimating decoded coefficients.
+constexpr auto kPow10Long = [] {
+  std::array<long double, 61> t{};
+  long double p = 1;
+  for (long double& x : t) {
+    x = p;
+    p *= 10;
+  }
+  return t;
+}();
+
 /// Reads up to 8 bytes big-endian, zero-padded on the right.
 uint64_t load_be64_padded(std::span<const uint8_t> b) {
   uint8_t tmp[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -186,7 +207,7 @@ bool decode_rescaled(const TypeSpec& type, bool descending, std::span<const uint
     return same_key(type, KeyFormat::RescaledDouble, descending, out, key);
   }
   for (int k = 0; k <= 56; ++k) {
-    const long double est = static_cast<long double>(d) * std::pow(10.0L, k);
+    const long double est = static_cast<long double>(d) * kPow10Long[k];
     if (!(std::fabs(est) < 1e15L)) break;
     if (std::fabs(est) < 9e13L) continue;
     const int64_t x0 = static_cast<int64_t>(std::llround(est));
@@ -703,7 +724,7 @@ std::string key_to_text(const TypeSpec& type, KeyFormat format, bool descending,
       }
       if (type.type == ColumnType::Double || !std::isfinite(d)) return shortest(d);
       if (type.type == ColumnType::Numeric && type.scale > 0) {
-        const long double scaled = static_cast<long double>(d) * std::pow(10.0L, type.scale);
+        const long double scaled = static_cast<long double>(d) * kPow10Long[type.scale];
         if (std::fabs(scaled) < 1e18L) {
           const int64_t c0 = std::llround(scaled);
           for (int64_t c = c0 - 1; c <= c0 + 1; ++c) {
