@@ -84,7 +84,8 @@ class Generator {
         add(-p - d);
       }
     }
-    const int max_digits = static_cast<int>(std::to_string(static_cast<long double>(hi)).find('.'));
+    int max_digits = 1;
+    for (i128 h = hi; h >= 10; h /= 10) ++max_digits;
     while (out.size() < n) {
       i128 v;
       switch (rng_() % 3) {
@@ -97,12 +98,16 @@ class Generator {
         case 1: {  // log-uniform magnitude
           const int digits = 1 + static_cast<int>(rng_() % static_cast<uint64_t>(max_digits));
           const i128 base = pow10_i128(digits - 1);
-          v = base + static_cast<i128>(u128_random() % static_cast<u128>(base * 9));
+          const u128 span =
+              base > hi / 9 ? static_cast<u128>(hi - base) + 1 : static_cast<u128>(base) * 9;
+          v = base + static_cast<i128>(u128_random() % span);
           if (rng_() & 1) v = -v;
           break;
         }
         default: {  // near-duplicates: small values and neighbours of earlier values
-          v = out[rng_() % out.size()] + static_cast<i128>(rng_() % 5) - 2;
+          const i128 x = out[rng_() % out.size()];
+          const i128 delta = static_cast<i128>(rng_() % 5) - 2;
+          v = (x > lo + 2 && x < hi - 2) ? x + delta : x;
           break;
         }
       }
