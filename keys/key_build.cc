@@ -387,12 +387,12 @@ inline size_t encode_segment(const TypeSpec& type, KeyFormat format, const Value
     return n + esc;
   }
   if (value.kind == Value::Kind::Text) throw_bad_kind(type, format, value);
-  uint8_t tmp[kTmp];
+  uint8_t tmp[kTmp] = {};
   const size_t n = encode_number(type, format, value, tmp);
   const size_t esc = (descending && tmp[0] <= 1) ? 1 : 0;
-  if (n + esc > cap) throw_key_error("key buffer too small");
+  if (kTmp + 1 > cap) throw_key_error("key buffer too small");
   dst[0] = 1;
-  std::memcpy(dst + esc, tmp, n);
+  std::memcpy(dst + esc, tmp, kTmp);  // fixed size: inlined moves, no libc call
   return n + esc;
 }
 
