@@ -7,6 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -185,6 +186,27 @@ void register_scans(const std::string& contender, const std::string& type, uint6
                                  st.counters["bytes_per_entry"] = f.col_bytes_per_entry;
                                });
 }
+
+/// Wall-clock time of the timed parts of a multi-threaded case (Google Benchmark's CPU time
+/// counts the main thread only). finish() sets counters wall_items_per_second and
+/// wall_ns_per_op, which report.py uses for bulk_build.
+class WallTimer {
+ public:
+  template <class F>
+  void time(F&& f) {
+    auto t0 = std::chrono::steady_clock::now();
+    f();
+    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  void finish(benchmark::State& st, double items) const {
+    if (seconds_ <= 0 || st.iterations() == 0) return;
+    st.counters["wall_items_per_second"] = items / seconds_;
+    st.counters["wall_ns_per_op"] = seconds_ * 1e9 / double(st.iterations());
+  }
+
+ private:
+  double seconds_ = 0;
+};
 
 /// Registration entry points (one per translation unit) and skip notes printed by main().
 void register_pbtree(const std::vector<uint64_t>& scan_sizes);

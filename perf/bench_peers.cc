@@ -414,8 +414,7 @@ void register_peer_inserts(uint64_t rows) {
           }
           st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * rows));
           st.counters["bytes_per_entry"] = bpe;
-        })
-        ->Iterations(1);
+        });
 #endif
 #ifdef PBTREE_BENCH_HAVE_SQLITE
     benchmark::RegisterBenchmark(
@@ -438,8 +437,7 @@ void register_peer_inserts(uint64_t rows) {
           }
           st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * rows));
           st.counters["bytes_per_entry"] = bpe;
-        })
-        ->Iterations(1);
+        });
 #endif
 #ifdef PBTREE_BENCH_HAVE_LMDB
     benchmark::RegisterBenchmark(
@@ -463,8 +461,7 @@ void register_peer_inserts(uint64_t rows) {
           }
           st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * rows));
           st.counters["bytes_per_entry"] = bpe;
-        })
-        ->Iterations(1);
+        });
 #endif
   }
 }
@@ -474,61 +471,62 @@ void register_peer_bulk(uint64_t rows) {
                                [rows](benchmark::State& st) {
                                  drop_fixture();
                                  const std::vector<Pair> input = col_pairs(dataset(rows));
+                                 WallTimer wall;
                                  for (auto _ : st) {
                                    st.PauseTiming();
                                    std::vector<Pair> v = input;
                                    st.ResumeTiming();
-                                   std::sort(v.begin(), v.end());
+                                   wall.time([&] { std::sort(v.begin(), v.end()); });
                                    benchmark::DoNotOptimize(v.data());
                                  }
                                  st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * rows));
+                                 wall.finish(st, double(st.iterations() * rows));
                                  st.counters["bytes_per_entry"] = double(sizeof(Pair));
-                               })
-      ->Iterations(1)
-      ->UseRealTime();
+                               });
 #ifdef PBTREE_BENCH_HAVE_ABSL
-  benchmark::RegisterBenchmark(bench_name("bulk_build", "absl", "bigint", rows).c_str(),
-                               [rows](benchmark::State& st) {
-                                 drop_fixture();
-                                 const std::vector<Pair> input = col_pairs(dataset(rows));
-                                 double bpe = 0;
-                                 for (auto _ : st) {
-                                   int64_t before = g_counted_bytes.load();
-                                   auto m = std::make_unique<AbslMulti>(input.begin(), input.end());
-                                   st.PauseTiming();
-                                   bpe = double(g_counted_bytes.load() - before) / double(rows);
-                                   m.reset();
-                                   st.ResumeTiming();
-                                 }
-                                 st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * rows));
-                                 st.counters["bytes_per_entry"] = bpe;
-                               })
-      ->Iterations(1)
-      ->UseRealTime();
+  benchmark::RegisterBenchmark(
+      bench_name("bulk_build", "absl", "bigint", rows).c_str(), [rows](benchmark::State& st) {
+        drop_fixture();
+        const std::vector<Pair> input = col_pairs(dataset(rows));
+        double bpe = 0;
+        WallTimer wall;
+        for (auto _ : st) {
+          int64_t before = g_counted_bytes.load();
+          std::unique_ptr<AbslMulti> m;
+          wall.time([&] { m = std::make_unique<AbslMulti>(input.begin(), input.end()); });
+          st.PauseTiming();
+          bpe = double(g_counted_bytes.load() - before) / double(rows);
+          m.reset();
+          st.ResumeTiming();
+        }
+        st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * rows));
+        wall.finish(st, double(st.iterations() * rows));
+        st.counters["bytes_per_entry"] = bpe;
+      });
 #endif
 #ifdef PBTREE_BENCH_HAVE_SQLITE
-  benchmark::RegisterBenchmark(bench_name("bulk_build", "sqlite", "bigint", rows).c_str(),
-                               [rows](benchmark::State& st) {
-                                 drop_fixture();
-                                 const Dataset& d = dataset(rows);
-                                 SqliteDb db(rows);
-                                 std::vector<int64_t> order(rows);
-                                 for (uint64_t i = 0; i < rows; ++i) order[i] = int64_t(i + 1);
-                                 db.insert(order, d);
-                                 double bpe = 0;
-                                 for (auto _ : st) {
-                                   sq_exec(db.db, "CREATE INDEX t_col ON t(col)");
-                                   st.PauseTiming();
-                                   int64_t b = db.btree_bytes("t_col");
-                                   bpe = b >= 0 ? double(b) / double(rows) : 0.0;
-                                   sq_exec(db.db, "DROP INDEX t_col");
-                                   st.ResumeTiming();
-                                 }
-                                 st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * rows));
-                                 st.counters["bytes_per_entry"] = bpe;
-                               })
-      ->Iterations(1)
-      ->UseRealTime();
+  benchmark::RegisterBenchmark(
+      bench_name("bulk_build", "sqlite", "bigint", rows).c_str(), [rows](benchmark::State& st) {
+        drop_fixture();
+        const Dataset& d = dataset(rows);
+        SqliteDb db(rows);
+        std::vector<int64_t> order(rows);
+        for (uint64_t i = 0; i < rows; ++i) order[i] = int64_t(i + 1);
+        db.insert(order, d);
+        double bpe = 0;
+        WallTimer wall;
+        for (auto _ : st) {
+          wall.time([&] { sq_exec(db.db, "CREATE INDEX t_col ON t(col)"); });
+          st.PauseTiming();
+          int64_t b = db.btree_bytes("t_col");
+          bpe = b >= 0 ? double(b) / double(rows) : 0.0;
+          sq_exec(db.db, "DROP INDEX t_col");
+          st.ResumeTiming();
+        }
+        st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * rows));
+        wall.finish(st, double(st.iterations() * rows));
+        st.counters["bytes_per_entry"] = bpe;
+      });
 #endif
 }
 
