@@ -85,7 +85,8 @@ T& fixture(const std::string& key, const std::function<std::shared_ptr<T>()>& ma
 /// Drops the cached fixture (e.g. before a build-heavy case).
 void drop_fixture();
 
-/// Rows of the insert and bulk_build cases: 10^6, or 10^7 if PBTREE_BENCH_LARGE=1.
+/// Rows of the insert and bulk_build cases: 10^6, or 10^7 if PBTREE_BENCH_LARGE=1;
+/// PBTREE_BENCH_BUILD_ROWS=N overrides both (small runs while developing).
 uint64_t build_rows();
 
 /// Bytes currently held through CountingAllocator (all instantiations).

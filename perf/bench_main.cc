@@ -96,6 +96,7 @@ void drop_fixture() {
 }
 
 uint64_t build_rows() {
+  if (const char* s = std::getenv("PBTREE_BENCH_BUILD_ROWS"); s && *s) return std::stoull(s);
   const char* large = std::getenv("PBTREE_BENCH_LARGE");
   return large && std::string(large) == "1" ? 10'000'000 : 1'000'000;
 }
