@@ -1,0 +1,531 @@
+// Firebird ODS 12 B-tree page codec: header, nodes, jump nodes, whole pages and the in-page
+// search. Byte layout at the top of page/btree_page.h.
+#include "page/btree_page.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+namespace pbtree {
+
+namespace {
+
+[[noreturn]] void corrupt(const uint8_t* page, const std::string& what) {
+  throw CorruptError(page_error(page, what));
+}
+
+uint32_t put_varint(uint64_t value, uint8_t* out) {
+  uint32_t n = 0;
+  do {
+    uint8_t b = value & 0x7F;
+    value >>= 7;
+    if (value != 0) b |= 0x80;
+    out[n++] = b;
+  } while (value != 0);
+  return n;
+}
+
+// Reads a varint of at most `max_bytes` bytes at `pos`, never at or beyond `limit`.
+uint64_t get_varint(const uint8_t* page, uint32_t limit, uint32_t& pos, int max_bytes,
+                    const char* field, uint32_t node_offset, const char* what) {
+  uint64_t value = 0;
+  for (int i = 0; i < max_bytes; ++i) {
+    if (pos >= limit) {
+      corrupt(page, fmt::format("{} at offset {}: {} runs past byte {}", what, node_offset, field,
+                                limit));
+    }
+    uint8_t b = page[pos++];
+    value |= uint64_t{b & 0x7Fu} << (7 * i);
+    if ((b & 0x80) == 0) return value;
+  }
+  corrupt(page, fmt::format("{} at offset {}: {} longer than {} bytes", what, node_offset, field,
+                            max_bytes));
+}
+
+size_t common_prefix(std::span<const uint8_t> a, std::span<const uint8_t> b) {
+  size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
+}  // namespace
+
+std::string page_error(const uint8_t* page, const std::string& what) {
+  return fmt::format("page {} ({}): {}", get_u32(page + 12), page_type_name(page[0]), what);
+}
+
+BtreeHeader read_btree_header(const uint8_t* page) {
+  BtreeHeader h;
+  h.sibling = get_u32(page + 16);
+  h.left_sibling = get_u32(page + 20);
+  h.prefix_total = get_u32(page + 24);
+  h.relation = get_u16(page + 28);
+  h.length = get_u16(page + 30);
+  h.index_id = page[32];
+  h.level = page[33];
+  h.jump_interval = get_u16(page + 34);
+  h.jump_size = get_u16(page + 36);
+  h.jump_count = page[38];
+  return h;
+}
+
+void write_btree_header(uint8_t* page, const BtreeHeader& h) {
+  page[0] = static_cast<uint8_t>(PageType::Btree);
+  page[1] = 0;
+  page[2] = 0;
+  page[3] = 0;
+  put_u32(page + 16, h.sibling);
+  put_u32(page + 20, h.left_sibling);
+  put_u32(page + 24, h.prefix_total);
+  put_u16(page + 28, h.relation);
+  put_u16(page + 30, h.length);
+  page[32] = h.index_id;
+  page[33] = h.level;
+  put_u16(page + 34, h.jump_interval);
+  put_u16(page + 36, h.jump_size);
+  page[38] = h.jump_count;
+}
+
+uint32_t varint_size(uint64_t value) {
+  uint32_t n = 1;
+  while (value >= 0x80) {
+    value >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+NodeFlag node_flag(const NodeFields& node) {
+  if (node.kind == NodeKind::EndLevel) return NodeFlag::EndLevel;
+  if (node.kind == NodeKind::EndBucket) return NodeFlag::EndBucket;
+  if (node.data.empty() && node.prefix == 0) return NodeFlag::ZeroPrefixZeroLength;
+  if (node.data.empty()) return NodeFlag::ZeroLength;
+  if (node.data.size() == 1) return NodeFlag::OneLength;
+  return NodeFlag::Normal;
+}
+
+uint32_t node_size(const NodeFields& node, bool leaf) {
+  NodeFlag flag = node_flag(node);
+  if (flag == NodeFlag::EndLevel) return 1;
+  uint32_t size = 1 + varint_size(node.recno >> 5);
+  if (!leaf) size += varint_size(node.page_number);
+  if (flag != NodeFlag::ZeroPrefixZeroLength) size += varint_size(node.prefix);
+  if (flag == NodeFlag::Normal || flag == NodeFlag::EndBucket) {
+    size += varint_size(node.data.size());
+  }
+  return size + static_cast<uint32_t>(node.data.size());
+}
+
+uint32_t encode_node(const NodeFields& node, bool leaf, uint8_t* out) {
+  if (node.prefix > kMaxNodeKeyField || node.data.size() > kMaxNodeKeyField) {
+    throw std::invalid_argument(fmt::format("node prefix {} / length {} exceeds {}", node.prefix,
+                                            node.data.size(), kMaxNodeKeyField));
+  }
+  if (node.recno > (uint64_t{1} << 40) - 1) {
+    throw std::invalid_argument(fmt::format("record number {} exceeds 40 bits", node.recno));
+  }
+  NodeFlag flag = node_flag(node);
+  uint8_t f = static_cast<uint8_t>(flag) << 5;
+  if (flag == NodeFlag::EndLevel) {
+    out[0] = f;
+    return 1;
+  }
+  uint32_t n = 0;
+  out[n++] = f | static_cast<uint8_t>(node.recno & 0x1F);
+  n += put_varint(node.recno >> 5, out + n);
+  if (!leaf) n += put_varint(node.page_number, out + n);
+  if (flag != NodeFlag::ZeroPrefixZeroLength) n += put_varint(node.prefix, out + n);
+  if (flag == NodeFlag::Normal || flag == NodeFlag::EndBucket) {
+    n += put_varint(node.data.size(), out + n);
+  }
+  if (!node.data.empty()) std::memcpy(out + n, node.data.data(), node.data.size());
+  return n + static_cast<uint32_t>(node.data.size());
+}
+
+IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf) {
+  static constexpr const char* kWhat = "node";
+  if (offset >= limit) {
+    corrupt(page, fmt::format("node at offset {} lies at or beyond byte {}", offset, limit));
+  }
+  IndexNode node;
+  node.offset = offset;
+  uint8_t b = page[offset];
+  uint8_t flag = b >> 5;
+  if (flag > 5) corrupt(page, fmt::format("node at offset {}: reserved flag {}", offset, flag));
+  node.flag = static_cast<NodeFlag>(flag);
+  if (node.flag == NodeFlag::EndLevel) {
+    node.size = 1;
+    node.data = page + offset + 1;
+    return node;
+  }
+  uint32_t pos = offset + 1;
+  uint64_t rest = get_varint(page, limit, pos, 5, "record number", offset, kWhat);
+  node.recno = (rest << 5) | (b & 0x1F);
+  if (!leaf) {
+    uint64_t p = get_varint(page, limit, pos, 5, "page number", offset, kWhat);
+    if (p > 0xFFFFFFFFu) {
+      corrupt(page, fmt::format("node at offset {}: page number {} exceeds 32 bits", offset, p));
+    }
+    node.page_number = static_cast<uint32_t>(p);
+  }
+  if (node.flag != NodeFlag::ZeroPrefixZeroLength) {
+    node.prefix = static_cast<uint32_t>(get_varint(page, limit, pos, 2, "prefix", offset, kWhat));
+  }
+  switch (node.flag) {
+    case NodeFlag::Normal:
+    case NodeFlag::EndBucket:
+      node.length = static_cast<uint32_t>(get_varint(page, limit, pos, 2, "length", offset, kWhat));
+      break;
+    case NodeFlag::OneLength:
+      node.length = 1;
+      break;
+    default:
+      node.length = 0;
+      break;
+  }
+  if (uint64_t{pos} + node.length > limit) {
+    corrupt(page, fmt::format("node at offset {}: {} data bytes run past byte {}", offset,
+                              node.length, limit));
+  }
+  node.data = page + pos;
+  node.size = pos + node.length - offset;
+  return node;
+}
+
+uint32_t jump_node_size(uint32_t prefix, uint32_t length) {
+  return varint_size(prefix) + varint_size(length) + 2 + length;
+}
+
+uint32_t encode_jump_node(uint32_t prefix, std::span<const uint8_t> data, uint16_t node_offset,
+                          uint8_t* out) {
+  if (prefix > kMaxNodeKeyField || data.size() > kMaxNodeKeyField) {
+    throw std::invalid_argument("jump node prefix or length exceeds 14 bits");
+  }
+  uint32_t n = put_varint(prefix, out);
+  n += put_varint(data.size(), out + n);
+  put_u16(out + n, node_offset);
+  n += 2;
+  if (!data.empty()) std::memcpy(out + n, data.data(), data.size());
+  return n + static_cast<uint32_t>(data.size());
+}
+
+JumpNode decode_jump_node(const uint8_t* page, uint32_t limit, uint32_t offset) {
+  static constexpr const char* kWhat = "jump node";
+  JumpNode j;
+  j.offset = offset;
+  uint32_t pos = offset;
+  j.prefix = static_cast<uint32_t>(get_varint(page, limit, pos, 2, "prefix", offset, kWhat));
+  j.length = static_cast<uint32_t>(get_varint(page, limit, pos, 2, "length", offset, kWhat));
+  if (uint64_t{pos} + 2 + j.length > limit) {
+    corrupt(page, fmt::format("jump node at offset {} runs past byte {}", offset, limit));
+  }
+  j.node_offset = get_u16(page + pos);
+  pos += 2;
+  j.data = page + pos;
+  j.size = pos + j.length - offset;
+  return j;
+}
+
+BtreeHeader check_btree_header(const uint8_t* page, uint32_t page_size) {
+  if (page[0] != static_cast<uint8_t>(PageType::Btree)) {
+    corrupt(page, "not a b-tree page");
+  }
+  BtreeHeader h = read_btree_header(page);
+  if (h.level >= kMaxLevels)
+    corrupt(page, fmt::format("level {} exceeds {}", h.level, kMaxLevels - 1));
+  uint32_t first = kBtreeHeaderSize + h.jump_size;
+  if (h.length <= first || h.length > page_size) {
+    corrupt(page, fmt::format("btr_length {} outside [{}, {}] (jump size {})", h.length, first + 1,
+                              page_size, h.jump_size));
+  }
+  return h;
+}
+
+std::vector<JumpEntry> decode_jump_table(const uint8_t* page, uint32_t page_size) {
+  BtreeHeader h = check_btree_header(page, page_size);
+  uint32_t first = kBtreeHeaderSize + h.jump_size;
+  std::vector<JumpEntry> out;
+  out.reserve(h.jump_count);
+  std::vector<uint8_t> key;
+  uint32_t pos = kBtreeHeaderSize;
+  for (uint32_t i = 0; i < h.jump_count; ++i) {
+    JumpNode j = decode_jump_node(page, first, pos);
+    if (i == 0 && j.prefix != 0) corrupt(page, "first jump node has a prefix");
+    if (j.prefix > key.size()) {
+      corrupt(page, fmt::format("jump node {} has prefix {} beyond the previous jump key ({})", i,
+                                j.prefix, key.size()));
+    }
+    if (j.node_offset < first || j.node_offset >= h.length) {
+      corrupt(page, fmt::format("jump node {} points at offset {} outside [{}, {})", i,
+                                j.node_offset, first, h.length));
+    }
+    key.resize(j.prefix);
+    key.insert(key.end(), j.data, j.data + j.length);
+    out.push_back(JumpEntry{key, j.node_offset});
+    pos += j.size;
+  }
+  return out;
+}
+
+uint16_t jump_area_size(size_t max_key_length, bool descending) {
+  size_t k = (max_key_length + (descending ? 0 : 1) + 7) / 8 * 8;
+  return static_cast<uint16_t>(512 + 16 * static_cast<size_t>(std::sqrt(static_cast<double>(k))));
+}
+
+BtreePageImage decode_page(const uint8_t* page, uint32_t page_size) {
+  BtreePageImage image;
+  image.header = check_btree_header(page, page_size);
+  const BtreeHeader& h = image.header;
+  std::vector<JumpEntry> jumps = decode_jump_table(page, page_size);
+  bool leaf = h.level == 0;
+  uint32_t pos = kBtreeHeaderSize + h.jump_size;
+  std::vector<uint8_t> key;
+  size_t next_jump = 0;
+  for (;;) {
+    IndexNode n = decode_node(page, h.length, pos, leaf);
+    if (next_jump < jumps.size() && jumps[next_jump].node_offset < n.offset) {
+      corrupt(page, fmt::format("jump node {} points at offset {}, not at a node start", next_jump,
+                                jumps[next_jump].node_offset));
+    }
+    if (n.is_end_level()) {
+      if (n.end() != h.length) {
+        corrupt(page, fmt::format("END_LEVEL at offset {} but btr_length {}", n.offset, h.length));
+      }
+      if (h.sibling != 0) corrupt(page, "END_LEVEL on a page with a right sibling");
+      break;
+    }
+    if (n.prefix > key.size()) {
+      corrupt(page, fmt::format("node at offset {}: prefix {} exceeds previous key length {}",
+                                n.offset, n.prefix, key.size()));
+    }
+    key.resize(n.prefix);
+    key.insert(key.end(), n.data, n.data + n.length);
+    if (next_jump < jumps.size() && jumps[next_jump].node_offset == n.offset) {
+      if (jumps[next_jump].key.size() != n.prefix ||
+          !std::equal(jumps[next_jump].key.begin(), jumps[next_jump].key.end(), key.begin())) {
+        corrupt(page, fmt::format("jump node {} key does not match its node at offset {}",
+                                  next_jump, n.offset));
+      }
+      ++next_jump;
+    }
+    PageEntry e{key, n.recno, n.page_number};
+    if (n.is_end_bucket()) {
+      if (n.end() != h.length) {
+        corrupt(page, fmt::format("END_BUCKET at offset {} but btr_length {}", n.offset, h.length));
+      }
+      if (h.sibling == 0) corrupt(page, "END_BUCKET on a page without a right sibling");
+      image.end_bucket = std::move(e);
+      break;
+    }
+    image.entries.push_back(std::move(e));
+    pos = n.end();
+  }
+  if (next_jump != jumps.size()) {
+    corrupt(page, fmt::format("jump node {} points at offset {}, not at an entry", next_jump,
+                              jumps[next_jump].node_offset));
+  }
+  return image;
+}
+
+uint32_t encode_page(const BtreePageImage& image, uint8_t* page, uint32_t page_size) {
+  const bool leaf = image.leaf();
+  const uint32_t interval = image.header.jump_interval;
+  // Node area first (relative offsets), then the jump table in front of it.
+  std::vector<uint8_t> nodes;
+  nodes.reserve(page_size);
+  struct Jump {
+    uint32_t rel;         // node start within the node area
+    uint32_t entry;       // index into entries
+    uint32_t key_length;  // the node's prefix
+  };
+  std::vector<Jump> jumps;
+  uint32_t threshold = interval;
+  uint32_t prefix_total = 0;
+  uint8_t buf[kMaxNodeKeyField + 16];
+  std::span<const uint8_t> prev;
+  auto add = [&](const PageEntry& e, NodeKind kind, uint32_t index) -> bool {
+    uint32_t prefix = static_cast<uint32_t>(common_prefix(prev, e.key));
+    NodeFields f{kind, e.recno, e.page_number, prefix,
+                 std::span<const uint8_t>(e.key).subspan(prefix)};
+    uint32_t rel = static_cast<uint32_t>(nodes.size());
+    uint32_t n = encode_node(f, leaf, buf);
+    if (rel + n + kBtreeHeaderSize > page_size) return false;
+    nodes.insert(nodes.end(), buf, buf + n);
+    prefix_total += prefix;
+    if (kind == NodeKind::Entry && interval != 0 && rel > threshold && jumps.size() < 255) {
+      jumps.push_back(Jump{rel, index, prefix});
+      threshold += interval;
+    }
+    prev = e.key;
+    return true;
+  };
+  for (uint32_t i = 0; i < image.entries.size(); ++i) {
+    if (!add(image.entries[i], NodeKind::Entry, i)) return 0;
+  }
+  if (image.end_bucket) {
+    if (!add(*image.end_bucket, NodeKind::EndBucket, 0)) return 0;
+  } else {
+    nodes.push_back(static_cast<uint8_t>(NodeFlag::EndLevel) << 5);
+  }
+  // Jump table.
+  uint32_t jump_size = 0;
+  std::span<const uint8_t> prev_jump;
+  std::vector<uint32_t> jump_prefix(jumps.size());
+  for (size_t j = 0; j < jumps.size(); ++j) {
+    std::span<const uint8_t> jk(image.entries[jumps[j].entry].key.data(), jumps[j].key_length);
+    jump_prefix[j] = static_cast<uint32_t>(common_prefix(prev_jump, jk));
+    jump_size += jump_node_size(jump_prefix[j], jumps[j].key_length - jump_prefix[j]);
+    prev_jump = jk;
+  }
+  uint64_t length = uint64_t{kBtreeHeaderSize} + jump_size + nodes.size();
+  if (length > page_size || length > 0xFFFF) return 0;
+  std::memset(page, 0, page_size);
+  uint32_t first = kBtreeHeaderSize + jump_size;
+  uint32_t pos = kBtreeHeaderSize;
+  for (size_t j = 0; j < jumps.size(); ++j) {
+    std::span<const uint8_t> jk(image.entries[jumps[j].entry].key.data(), jumps[j].key_length);
+    pos += encode_jump_node(jump_prefix[j], jk.subspan(jump_prefix[j]),
+                            static_cast<uint16_t>(first + jumps[j].rel), page + pos);
+  }
+  std::memcpy(page + first, nodes.data(), nodes.size());
+  BtreeHeader h = image.header;
+  h.length = static_cast<uint16_t>(length);
+  h.prefix_total = prefix_total;
+  h.jump_size = static_cast<uint16_t>(jump_size);
+  h.jump_count = static_cast<uint8_t>(jumps.size());
+  write_btree_header(page, h);
+  return static_cast<uint32_t>(length);
+}
+
+int compare_index_keys(std::span<const uint8_t> a, std::span<const uint8_t> b, bool descending) {
+  size_t n = std::min(a.size(), b.size());
+  int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+  if (c != 0) return c < 0 ? -1 : 1;
+  if (a.size() == b.size()) return 0;
+  bool a_shorter = a.size() < b.size();
+  return (a_shorter != descending) ? -1 : 1;
+}
+
+PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const uint8_t> key,
+                      bool descending, std::optional<uint64_t> recno, FindMode mode) {
+  const BtreeHeader h = check_btree_header(page, page_size);
+  const bool leaf = h.level == 0;
+  const uint32_t first = kBtreeHeaderSize + h.jump_size;
+  const uint32_t limit = h.length;
+  // True if a node comparing `c` to the key (and carrying `node_recno`) lies below the target.
+  auto below = [&](int c, uint64_t node_recno) {
+    if (c != 0) return c < 0;
+    if (mode == FindMode::LowerBound) return recno.has_value() && node_recno < *recno;
+    return !recno.has_value() || node_recno <= *recno;
+  };
+
+  PageFind result;
+  uint32_t pos = first;
+  uint32_t matched = 0;
+  uint32_t prev = 0;
+  bool have_prev = false;
+
+  // find_area_start_point: the last jump target below the target.
+  std::vector<uint8_t> jump_key;
+  std::vector<uint8_t> full;
+  uint32_t jpos = kBtreeHeaderSize;
+  for (uint32_t i = 0; i < h.jump_count; ++i) {
+    JumpNode j = decode_jump_node(page, first, jpos);
+    jpos += j.size;
+    if (j.prefix > jump_key.size()) {
+      corrupt(page, fmt::format("jump node {} has prefix {} beyond the previous jump key ({})", i,
+                                j.prefix, jump_key.size()));
+    }
+    jump_key.resize(j.prefix);
+    jump_key.insert(jump_key.end(), j.data, j.data + j.length);
+    if (j.node_offset <= first || j.node_offset >= limit) {
+      corrupt(page, fmt::format("jump node {} points at offset {} outside ({}, {})", i,
+                                j.node_offset, first, limit));
+    }
+    IndexNode target = decode_node(page, limit, j.node_offset, leaf);
+    if (target.is_marker()) break;
+    if (target.prefix != jump_key.size()) {
+      corrupt(page, fmt::format("jump node {} key length {} differs from node prefix {}", i,
+                                jump_key.size(), target.prefix));
+    }
+    full.assign(jump_key.begin(), jump_key.end());
+    full.insert(full.end(), target.data, target.data + target.length);
+    if (!below(compare_index_keys(full, key, descending), target.recno)) break;
+    prev = target.offset;
+    have_prev = true;
+    matched = static_cast<uint32_t>(common_prefix(full, key));
+    pos = target.end();
+  }
+
+  if (!have_prev && !leaf && h.left_sibling == 0) {
+    // Degenerate first node of the leftmost page of a non-leaf level: below everything.
+    IndexNode n = decode_node(page, limit, pos, leaf);
+    if (!n.is_marker()) {
+      prev = n.offset;
+      have_prev = true;
+      matched = 0;
+      pos = n.end();
+    }
+  }
+
+  // find_node_start_point: linear scan with the prefix trick.
+  for (;;) {
+    IndexNode n = decode_node(page, limit, pos, leaf);
+    result.offset = n.offset;
+    result.prev_offset = have_prev ? prev : 0;
+    if (n.is_end_level()) {
+      result.at_marker = true;
+      result.matched = matched;
+      return result;
+    }
+    bool is_below;
+    uint32_t new_matched = matched;
+    if (have_prev && n.prefix < matched) {
+      is_below = false;
+      new_matched = n.prefix;
+    } else if (have_prev && n.prefix > matched) {
+      is_below = true;
+    } else {
+      if (!have_prev && n.prefix != 0) {
+        corrupt(page, fmt::format("first node at offset {} has prefix {}", n.offset, n.prefix));
+      }
+      size_t rest = key.size() - matched;
+      size_t m = std::min<size_t>(rest, n.length);
+      size_t i = 0;
+      while (i < m && n.data[i] == key[matched + i]) ++i;
+      new_matched = matched + static_cast<uint32_t>(i);
+      int c;
+      if (i < m) {
+        c = n.data[i] < key[matched + i] ? -1 : 1;
+      } else if (n.length == rest) {
+        c = 0;
+      } else if (n.length < rest) {
+        c = descending ? 1 : -1;
+      } else {
+        c = descending ? -1 : 1;
+      }
+      is_below = below(c, n.recno);
+    }
+    if (!is_below) {
+      result.at_marker = n.is_end_bucket();
+      result.matched = new_matched;
+      return result;
+    }
+    if (n.is_end_bucket()) {
+      result.at_marker = true;
+      result.beyond_end_bucket = true;
+      result.matched = new_matched;
+      return result;
+    }
+    matched = new_matched;
+    prev = n.offset;
+    have_prev = true;
+    pos = n.end();
+  }
+}
+
+}  // namespace pbtree

@@ -1,0 +1,228 @@
+// B-tree pages in Firebird's ODS 12 layout (src/jrd/ods.h `struct btree_page`, node codec of
+// src/jrd/btn.cpp IndexNode::writeNode/readNode, jump nodes of src/jrd/btr.cpp; Firebird
+// 3.0 .. 5.0; spec: firebird-format.md §2.3, §2.4, §2.7): header accessors, node and jump-node
+// encode/decode (bounds-checked, CorruptError on any malformed byte), a whole-page codec
+// (decode_page / encode_page) and a jump-node-aware search within one page (find_in_page).
+//
+// Page layout (integers little-endian):
+//
+//   off size field
+//     0   16 generic page header (page/page_file.h): type 7, flags, checksum, scn, page number
+//    16    4 btr_sibling        right sibling page at the same level, 0 if none
+//    20    4 btr_left_sibling   left sibling page, 0 if none
+//    24    4 btr_prefix_total   sum of the prefix lengths of the nodes (informational)
+//    28    2 btr_relation       relation id (0 in pbtree)
+//    30    2 btr_length         bytes in use: header + jump table + nodes incl. the END marker
+//    32    1 btr_id             index id mod 256
+//    33    1 btr_level          0 = leaf
+//    34    2 btr_jump_interval  jumpAreaSize: bytes of node area between jump nodes
+//    36    2 btr_jump_size      bytes of the jump table
+//    38    1 btr_jump_count     jump nodes (<= 255)
+//    39  ... jump table (btr_jump_size bytes), then the nodes, the last one END_BUCKET or
+//            END_LEVEL; bytes from btr_length to the page end are zero.
+//
+// Node (varints: 7-bit groups, least-significant first, 0x80 = another byte follows):
+//
+//   byte 0        bits 7..5 flag (0 NORMAL, 1 END_LEVEL, 2 END_BUCKET, 3 ZERO_PREFIX_ZERO_LENGTH,
+//                 4 ZERO_LENGTH, 5 ONE_LENGTH), bits 4..0 record number bits 0..4
+//   recno >> 5    varint, 1..5 bytes (not for END_LEVEL, which is the single byte 0x20)
+//   page number   varint, 1..5 bytes, non-leaf pages only
+//   prefix        varint, 1..2 bytes, unless flag is 3
+//   length        varint, 1..2 bytes, only for flags 0 and 2
+//   data          `length` bytes: the key after the `prefix` bytes shared with the previous node
+//
+// Jump node (table entry): prefix varint (bytes shared with the previous jump key), length
+// varint, 2-byte offset of the target node from the page start, `length` data bytes. The jump
+// key is the first target.prefix bytes of the target node's full key.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "page/errors.h"
+#include "page/page_file.h"
+
+namespace pbtree {
+
+/// Bytes of the B-tree page header (Firebird BTR_SIZE).
+inline constexpr uint32_t kBtreeHeaderSize = 39;
+/// Most levels a tree may have (Firebird MAX_LEVELS).
+inline constexpr uint32_t kMaxLevels = 16;
+/// Largest prefix or length a node can carry (two 7-bit groups).
+inline constexpr uint32_t kMaxNodeKeyField = (1u << 14) - 1;
+
+/// Node flags (bits 7..5 of the first node byte), Firebird's BTN_* codes.
+enum class NodeFlag : uint8_t {
+  Normal = 0,
+  EndLevel = 1,
+  EndBucket = 2,
+  ZeroPrefixZeroLength = 3,
+  ZeroLength = 4,
+  OneLength = 5,
+};
+
+/// What a node is, as far as the writer is concerned; the flag follows from it and the sizes.
+enum class NodeKind : uint8_t { Entry, EndBucket, EndLevel };
+
+/// The B-tree page header fields (bytes 16..38).
+struct BtreeHeader {
+  uint32_t sibling = 0;
+  uint32_t left_sibling = 0;
+  uint32_t prefix_total = 0;
+  uint16_t relation = 0;
+  uint16_t length = 0;  ///< btr_length, bytes
+  uint8_t index_id = 0;
+  uint8_t level = 0;
+  uint16_t jump_interval = 0;  ///< bytes
+  uint16_t jump_size = 0;      ///< bytes
+  uint8_t jump_count = 0;
+};
+
+/// Reads bytes 16..38 (no checks).
+BtreeHeader read_btree_header(const uint8_t* page);
+/// Writes byte 0 (type 7), byte 1..3 (0) and bytes 16..38. Leaves checksum/scn/page number.
+void write_btree_header(uint8_t* page, const BtreeHeader& header);
+
+/// One node as decoded: a view into the page.
+struct IndexNode {
+  NodeFlag flag = NodeFlag::EndLevel;
+  uint64_t recno = 0;        ///< 40-bit record number (0 for END_LEVEL)
+  uint32_t page_number = 0;  ///< child page (non-leaf, not END_LEVEL)
+  uint32_t prefix = 0;       ///< bytes shared with the previous node's key
+  uint32_t length = 0;       ///< bytes of data
+  const uint8_t* data = nullptr;
+  uint32_t offset = 0;  ///< start of the node from the page start
+  uint32_t size = 0;    ///< encoded bytes
+
+  bool is_end_level() const { return flag == NodeFlag::EndLevel; }
+  bool is_end_bucket() const { return flag == NodeFlag::EndBucket; }
+  bool is_marker() const { return is_end_level() || is_end_bucket(); }
+  uint32_t end() const { return offset + size; }
+  std::span<const uint8_t> bytes() const { return {data, length}; }
+};
+
+/// A node to write: its kind, record number (<= 2^40 - 1), child page (non-leaf), prefix and
+/// the data after the prefix.
+struct NodeFields {
+  NodeKind kind = NodeKind::Entry;
+  uint64_t recno = 0;
+  uint32_t page_number = 0;
+  uint32_t prefix = 0;
+  std::span<const uint8_t> data;
+};
+
+/// Bytes of a 7-bit varint of `value` (1..10).
+uint32_t varint_size(uint64_t value);
+/// The flag writeNode picks for these fields.
+NodeFlag node_flag(const NodeFields& node);
+/// Encoded size in bytes of `node` on a leaf (leaf = true) or non-leaf page.
+uint32_t node_size(const NodeFields& node, bool leaf);
+/// Writes `node` at `out` (room for node_size() bytes); returns the bytes written.
+/// prefix and data length must be <= kMaxNodeKeyField (std::invalid_argument otherwise).
+uint32_t encode_node(const NodeFields& node, bool leaf, uint8_t* out);
+/// Decodes the node at `offset` of `page`, reading no byte at or beyond `limit` (btr_length or
+/// page size). Throws CorruptError ("page 12 (b-tree): node at offset 57: ...") on a reserved
+/// flag, an overlong varint, a record number beyond 40 bits or a node crossing `limit`.
+IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf);
+
+/// One jump-table entry as decoded: a view into the page.
+struct JumpNode {
+  uint32_t prefix = 0;  ///< bytes shared with the previous jump key
+  uint32_t length = 0;
+  uint16_t node_offset = 0;  ///< target node, from the page start
+  const uint8_t* data = nullptr;
+  uint32_t offset = 0;  ///< of the entry itself
+  uint32_t size = 0;
+};
+/// Encoded size of a jump node with `length` data bytes.
+uint32_t jump_node_size(uint32_t prefix, uint32_t length);
+/// Writes one jump-table entry at `out`; returns bytes written.
+uint32_t encode_jump_node(uint32_t prefix, std::span<const uint8_t> data, uint16_t node_offset,
+                          uint8_t* out);
+/// Decodes the jump node at `offset`, reading no byte at or beyond `limit`. Throws CorruptError.
+JumpNode decode_jump_node(const uint8_t* page, uint32_t limit, uint32_t offset);
+
+/// A jump node with its full jump key.
+struct JumpEntry {
+  std::vector<uint8_t> key;  ///< first target.prefix bytes of the target's key
+  uint16_t node_offset = 0;
+};
+/// Decodes the whole jump table of `page` and checks Firebird's invariants (validation.cpp):
+/// offsets within [39 + jump_size, btr_length), first prefix 0, each prefix <= the previous
+/// jump key length, entries within jump_size. Throws CorruptError.
+std::vector<JumpEntry> decode_jump_table(const uint8_t* page, uint32_t page_size);
+
+/// Jump interval (jumpAreaSize, bytes) of a single-segment index whose longest key is
+/// `max_key_length` bytes (Firebird BTR_key_length, descending escape byte included):
+/// 512 + 16 * floor(sqrt(K)), K = ROUNDUP(max_key_length + nullInd, 8), nullInd = 1 for
+/// ascending, 0 for descending (btr.cpp fast_load, idx.cpp IDX_create_index; Firebird 3..5).
+uint16_t jump_area_size(size_t max_key_length, bool descending);
+
+/// One full entry of a page: full key, record number and, on non-leaf pages, child page.
+struct PageEntry {
+  std::vector<uint8_t> key;
+  uint64_t recno = 0;
+  uint32_t page_number = 0;
+  bool operator==(const PageEntry&) const = default;
+};
+
+/// A whole page in full form.
+struct BtreePageImage {
+  BtreeHeader header;  ///< length, prefix_total, jump_size, jump_count are outputs of encode
+  std::vector<PageEntry> entries;
+  /// Copy of the right sibling's first entry (END_BUCKET), or nullopt: END_LEVEL.
+  std::optional<PageEntry> end_bucket;
+  bool leaf() const { return header.level == 0; }
+};
+
+/// Checks bytes 0 and 16..38 of a page that claims to be a B-tree page: type 7, btr_length in
+/// [39 + jump_size + 1, page_size], level < 16. Throws CorruptError.
+BtreeHeader check_btree_header(const uint8_t* page, uint32_t page_size);
+
+/// Decodes every node of `page` (header checked, every node bounds-checked, prefixes checked
+/// against the previous key, exactly one END marker ending exactly at btr_length, each jump
+/// node pointing at a node start, possibly the END_BUCKET as fast_load leaves it).
+/// Throws CorruptError.
+BtreePageImage decode_page(const uint8_t* page, uint32_t page_size);
+
+/// Encodes `image` into `page` (page_size bytes; bytes 0..3 and 16.. written, the rest zeroed):
+/// prefix compression against the previous entry, first node prefix 0, END_BUCKET copy or
+/// END_LEVEL, jump nodes by generate_jump_nodes' rule (a jump node for the first node starting
+/// beyond each multiple of header.jump_interval into the node area; at most 255).
+/// Returns btr_length, or 0 if the page would exceed page_size (page then unspecified).
+uint32_t encode_page(const BtreePageImage& image, uint8_t* page, uint32_t page_size);
+
+/// Key order of the index: unsigned bytewise; on a common prefix the shorter key sorts first
+/// ascending and last descending (firebird-format.md §1.10). Returns <0, 0, >0.
+int compare_index_keys(std::span<const uint8_t> a, std::span<const uint8_t> b, bool descending);
+
+/// Where a search key lands in a page.
+struct PageFind {
+  uint32_t offset = 0;       ///< start of the first node not below the target (maybe a marker)
+  uint32_t prev_offset = 0;  ///< start of the node before it; 0 if it is the first node
+  uint32_t matched = 0;      ///< bytes the found node's key shares with the search key
+  bool at_marker = false;    ///< the found node is END_BUCKET or END_LEVEL
+  /// The target is above the END_BUCKET copy: it belongs to the right sibling.
+  bool beyond_end_bucket = false;
+};
+
+/// Search modes: stop at the first node >= target (lower bound: leaf lookups and inserts) or
+/// at the first node > target (upper bound: choosing a child on a non-leaf page, which is
+/// then the node before it).
+enum class FindMode : uint8_t { LowerBound, UpperBound };
+
+/// Finds `key` (with `recno` as tie-break among equal keys if given; without it, LowerBound
+/// stops at the first duplicate and UpperBound after the last) in `page`, using the jump table
+/// (find_area_start_point) and then the prefix trick (find_node_start_point): decodes only the
+/// jump nodes and the nodes of one jump area. The first node of a leftmost non-leaf page
+/// (left_sibling 0) is degenerate and sorts below every key. Throws CorruptError.
+PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const uint8_t> key,
+                      bool descending, std::optional<uint64_t> recno, FindMode mode);
+
+/// "page 12 (b-tree): <what>", for CorruptError messages of page decoding.
+std::string page_error(const uint8_t* page, const std::string& what);
+
+}  // namespace pbtree
