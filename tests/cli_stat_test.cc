@@ -13,7 +13,8 @@ using testing::ScratchDir;
 
 // Integers 1..10 as double keys: 1 -> BF F0, 2 -> C0, 3..10 -> C0 xx (19 key bytes). Every key
 // from 3 on shares 1 byte with its predecessor: prefix 8/10 = 0.80, data 11/10 = 1.10; gstat's
-// key length adds its 1-byte prefix and length fields: 3.00; ratio (0.80 + 1.10) / 3.00 = 0.63.
+// key length counts 1 flag byte + a prefix byte if prefix > 0 + a length byte if length > 1 +
+// data: 4 + 2 + 8 x 3 = 30 bytes, 3.00; ratio (0.80 + 1.10) / 3.00 = 0.63.
 // One leaf page of 8192 bytes for 10 entries: 819.20 bytes per entry.
 TEST(CliStatTest, SmallIndexExactText) {
   ScratchDir dir("stat-text");
