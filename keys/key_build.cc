@@ -156,9 +156,18 @@ inline int groups_1000(u128 u, uint16_t* r) {
   if ((u >> 64) == 0) {
     v = static_cast<uint64_t>(u);
   } else {
-    // u <= 2^127, so u / 10^19 fits 64 bits: one 128-bit division, then 64-bit arithmetic.
-    const uint64_t q = static_cast<uint64_t>(u / 10000000000000000000ull);
-    const uint64_t rem = static_cast<uint64_t>(u - static_cast<u128>(q) * 10000000000000000000ull);
+    // u <= 2^127, so u / 10^19 fits 64 bits: one 128-by-64 division, then 64-bit arithmetic.
+    constexpr uint64_t kE19 = 10000000000000000000ull;
+    uint64_t q, rem;
+#if defined(__x86_64__)
+    // divq needs the high word below the divisor: u >> 64 < 2^63 < 10^19.
+    __asm__("divq %4"
+            : "=a"(q), "=d"(rem)
+            : "a"(static_cast<uint64_t>(u)), "d"(static_cast<uint64_t>(u >> 64)), "r"(kE19));
+#else
+    q = static_cast<uint64_t>(u / kE19);
+    rem = static_cast<uint64_t>(u - static_cast<u128>(q) * kE19);
+#endif
     uint64_t lo = rem % 1000000000000000000ull;
     const uint64_t r_hi = rem / 1000000000000000000ull;
     for (int i = 0; i < 6; ++i) {
