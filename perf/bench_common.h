@@ -165,8 +165,10 @@ void register_scans(const std::string& contender, const std::string& type, uint6
                                  uint64_t sum = 0, n = 0;
                                  for (auto _ : st) {
                                    uint64_t got = f.range(d.wide_lo, d.wide_hi, sum);
-                                   if (got != d.wide_expected)
+                                   if (got != d.wide_expected) {
                                      st.SkipWithError("wide_scan: wrong count");
+                                     break;
+                                   }
                                    n += got;
                                  }
                                  benchmark::DoNotOptimize(sum);
@@ -179,7 +181,10 @@ void register_scans(const std::string& contender, const std::string& type, uint6
                                  uint64_t sum = 0, n = 0;
                                  for (auto _ : st) {
                                    uint64_t got = f.full(sum);
-                                   if (got != rows) st.SkipWithError("full_scan: wrong count");
+                                   if (got != rows) {
+                                     st.SkipWithError("full_scan: wrong count");
+                                     break;
+                                   }
                                    n += got;
                                  }
                                  benchmark::DoNotOptimize(sum);
