@@ -286,7 +286,8 @@ def main():
     L.append("Data: ID = 1..rows (unique index), COL uniform in [1, rows] (index with "
              "duplicates, record number = ID); seeds fixed in perf/bench_main.cc. pbtree: 8 KiB "
              "pages, every page in the buffer pool. Time = CPU time of the benchmark thread "
-             "(bulk_build: wall clock). Ratios are pbtree/peer from the same run: for "
+             "(bulk_build: wall clock). ns/op is the time of one benchmark iteration: one "
+             "lookup, one scan, one key, or one whole build of `rows` entries. Ratios are pbtree/peer from the same run: for "
              "unique_scan and key_encode a **time** ratio (< 1 means pbtree is faster); for all "
              "other workloads a **rate** ratio (> 1 means pbtree is faster).")
     L.append("")
