@@ -88,6 +88,8 @@ void drop_fixture();
 /// Rows of the insert and bulk_build cases: 10^6, or 10^7 if PBTREE_BENCH_LARGE=1;
 /// PBTREE_BENCH_BUILD_ROWS=N overrides both (small runs while developing).
 uint64_t build_rows();
+/// Rows of the insert cases: PBTREE_BENCH_INSERT_ROWS if set, else build_rows().
+uint64_t insert_rows();
 
 /// Bytes currently held through CountingAllocator (all instantiations).
 inline std::atomic<int64_t> g_counted_bytes{0};

@@ -95,6 +95,11 @@ void drop_fixture() {
   g_fixture_key.clear();
 }
 
+uint64_t insert_rows() {
+  if (const char* s = std::getenv("PBTREE_BENCH_INSERT_ROWS"); s && *s) return std::stoull(s);
+  return build_rows();
+}
+
 uint64_t build_rows() {
   if (const char* s = std::getenv("PBTREE_BENCH_BUILD_ROWS"); s && *s) return std::stoull(s);
   const char* large = std::getenv("PBTREE_BENCH_LARGE");

@@ -292,7 +292,7 @@ void register_pbtree(const std::vector<uint64_t>& scan_sizes) {
   }
   register_key_encode();
   register_bulk_build(build_rows());
-  register_inserts(build_rows());
+  register_inserts(insert_rows());
 }
 
 }  // namespace pbtree::bench

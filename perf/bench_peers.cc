@@ -550,7 +550,7 @@ void register_peers(const std::vector<uint64_t>& scan_sizes) {
 #endif
   }
   register_peer_bulk(build_rows());
-  register_peer_inserts(build_rows());
+  register_peer_inserts(insert_rows());
 }
 
 std::vector<std::string> peer_skip_notes() {

@@ -9,7 +9,8 @@
 # Environment: PBTREE_BENCH_BUILD (build dir, default <repo>/build-release), PBTREE_BENCH_REPS,
 # PBTREE_BENCH_MIN_TIME (seconds per case, default 0.05), PBTREE_BENCH_LARGE=1 (bulk/insert
 # at 10^7 rows), PBTREE_BENCH_SCAN_ROWS (one scan size instead of 10^6 and 10^7),
-# PBTREE_BENCH_BUILD_ROWS (bulk/insert rows), PBTREE_BENCH_DIR (temp files, default /tmp).
+# PBTREE_BENCH_BUILD_ROWS (bulk/insert rows), PBTREE_BENCH_INSERT_ROWS (insert rows only),
+# PBTREE_BENCH_DIR (temp files, default /tmp).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -38,7 +39,7 @@ $cmd_b >"$out/inserts.stdout.json"
 elapsed=$(($(date +%s) - start))
 
 env_note=""
-for v in PBTREE_BENCH_LARGE PBTREE_BENCH_SCAN_ROWS PBTREE_BENCH_BUILD_ROWS; do
+for v in PBTREE_BENCH_BUILD PBTREE_BENCH_REPS PBTREE_BENCH_MIN_TIME PBTREE_BENCH_LARGE PBTREE_BENCH_SCAN_ROWS PBTREE_BENCH_BUILD_ROWS PBTREE_BENCH_INSERT_ROWS; do
   if [ -n "${!v:-}" ]; then env_note="$env_note$v=${!v} "; fi
 done
 python3 "$here/report.py" --out "$here/RESULTS.md" \
