@@ -138,7 +138,8 @@ void sq_exec(sqlite3* db, const std::string& sql) {
 }
 
 // A database file in a temp dir: table t(id INTEGER PRIMARY KEY, col INTEGER) (its rowid
-// b-tree is the ID index), page cache big enough for every page, no journal, no sync.
+// b-tree is the ID index), page cache big enough for every page, no journal, no sync,
+// exclusive locking (the cache stays valid between statements: no per-query lock + recheck).
 struct SqliteDb {
   TempDir dir;
   sqlite3* db = nullptr;
@@ -148,6 +149,7 @@ struct SqliteDb {
     }
     sq_exec(db, fmt::format(
                     "PRAGMA page_size=8192; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                    "PRAGMA locking_mode=EXCLUSIVE;"
                     "PRAGMA cache_size=-{}; CREATE TABLE t(id INTEGER PRIMARY KEY, col INTEGER)",
                     rows * 64 / 1024 + 65536));
   }
