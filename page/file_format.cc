@@ -22,6 +22,9 @@ void encode_header_page(const FileHeader& h, uint8_t* page) {
   put_u32(page + 36, h.index_root_page);
   put_u32(page + 40, h.free_list_head);
   put_u64(page + 48, h.checkpoint);
+  put_u32(page + 56, h.last_pages_written);
+  put_u64(page + 64, h.last_bytes_written);
+  put_u64(page + 72, h.last_bytes_synced);
 }
 
 FileHeader decode_header_prefix(const uint8_t* bytes, size_t available, const std::string& path) {
@@ -54,6 +57,11 @@ FileHeader decode_header_prefix(const uint8_t* bytes, size_t available, const st
   h.index_root_page = get_u32(bytes + 36);
   h.free_list_head = get_u32(bytes + 40);
   h.checkpoint = get_u64(bytes + 48);
+  if (available >= kHeaderStatsEnd) {
+    h.last_pages_written = get_u32(bytes + 56);
+    h.last_bytes_written = get_u64(bytes + 64);
+    h.last_bytes_synced = get_u64(bytes + 72);
+  }
   if (h.index_root_page != kIndexRootPage) {
     throw CorruptError(fmt::format("{}: index root page {} (expected {})", path, h.index_root_page,
                                    kIndexRootPage));

@@ -16,7 +16,12 @@
 //    40    4 free-list head: 0 (no free list yet)
 //    44    4 reserved, 0
 //    48    8 checkpoint counter: incremented by every committed change
-//    56  ... reserved, 0, to the end of the page
+//    56    4 last checkpoint: pages written in place into the file, header included
+//    60    4 reserved, 0
+//    64    8 last checkpoint: bytes written in place (pages × page size)
+//    72    8 last checkpoint: bytes of its batch made durable in the log (page/wal.h)
+//    80  ... reserved, 0, to the end of the page
+// (56..79 are 0 in files whose last change predates the write-ahead log.)
 //
 // Page 1, index root page (page type 6):
 //
@@ -59,6 +64,8 @@ inline constexpr uint32_t kHeaderPage = 0;
 inline constexpr uint32_t kIndexRootPage = 1;
 /// Bytes of the header page that must be read before the page size is known.
 inline constexpr size_t kHeaderPrefixSize = 56;
+/// Bytes of the header page up to the end of the last-checkpoint counters.
+inline constexpr size_t kHeaderStatsEnd = 80;
 inline constexpr size_t kIndexSlotSize = 48;
 inline constexpr size_t kIndexSlotsOffset = 20;
 inline constexpr size_t kMaxIndexNameLength = 31;
@@ -74,11 +81,15 @@ struct FileHeader {
   uint32_t index_root_page = kIndexRootPage;
   uint32_t free_list_head = 0;
   uint64_t checkpoint = 0;
+  uint32_t last_pages_written = 0;  ///< pages written in place by the last checkpoint
+  uint64_t last_bytes_written = 0;  ///< bytes written in place by the last checkpoint
+  uint64_t last_bytes_synced = 0;   ///< bytes of the last checkpoint's batch synced in the log
 };
 
 /// Fills `page` (page_size bytes): type 1, magic and fields, zeros elsewhere.
 void encode_header_page(const FileHeader& header, uint8_t* page);
-/// Parses the first kHeaderPrefixSize bytes of a file (`available` of them present). Throws
+/// Parses the first kHeaderPrefixSize bytes of a file (`available` of them present; with at
+/// least kHeaderStatsEnd, the last-checkpoint counters too, else they stay 0). Throws
 /// CorruptError "<path>: not a pbtree file (wrong magic)", "...: unknown format version 7
 /// (this build reads 1)", "...: bad page size 1000", "...: truncated file (N bytes)", or
 /// "...: index root page 5 (expected 1)".

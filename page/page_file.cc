@@ -4,13 +4,13 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <boost/crc.hpp>
 #include <cerrno>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 namespace pbtree {
 
@@ -43,55 +43,81 @@ std::string errno_text() {
 }
 }  // namespace
 
-PageFile::PageFile(int fd, std::string path, uint32_t page_size)
-    : fd_(fd), path_(std::move(path)), page_size_(page_size) {}
+PageFile::PageFile(Io& io, int fd, std::string path, uint32_t page_size)
+    : io_(&io), fd_(fd), path_(std::move(path)), page_size_(page_size) {}
 
 PageFile::PageFile(PageFile&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)),
+    : io_(other.io_),
+      fd_(std::exchange(other.fd_, -1)),
       path_(std::move(other.path_)),
-      page_size_(other.page_size_) {}
+      page_size_(other.page_size_),
+      wal_(std::move(other.wal_)),
+      recovery_(other.recovery_) {}
 
 PageFile& PageFile::operator=(PageFile&& other) noexcept {
   if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
+    wal_.reset();
+    if (fd_ >= 0) io_->close(fd_);
+    io_ = other.io_;
     fd_ = std::exchange(other.fd_, -1);
     path_ = std::move(other.path_);
     page_size_ = other.page_size_;
+    wal_ = std::move(other.wal_);
+    recovery_ = other.recovery_;
   }
   return *this;
 }
 
 PageFile::~PageFile() {
-  if (fd_ >= 0) ::close(fd_);
+  wal_.reset();
+  if (fd_ >= 0) io_->close(fd_);
 }
 
-PageFile PageFile::open(const std::string& path, bool writable) {
-  int fd = ::open(path.c_str(), (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+PageFile PageFile::open(const std::string& path, bool writable, Io& io) {
+  int fd = io.open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0);
   if (fd < 0) throw IoError(fmt::format("{}: cannot open: {}", path, errno_text()));
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw IoError(fmt::format("{}: not a regular file", path));
+  PageFile file(io, fd, path, 0);
+  if (!io.is_regular(fd)) throw IoError(fmt::format("{}: not a regular file", path));
+  if (writable) {
+    file.recovery_ = Wal::recover(io, fd, path);
+  } else {
+    file.wal_ = Wal::overlay(io, path);
+    if (file.wal_) file.recovery_ = file.wal_->recovery();
   }
-  return PageFile(fd, path, 0);
+  return file;
 }
 
-PageFile PageFile::create(const std::string& path, uint32_t page_size) {
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+PageFile PageFile::create(const std::string& path, uint32_t page_size, Io& io) {
+  int fd = io.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw IoError(fmt::format("{}: cannot create: {}", path, errno_text()));
-  return PageFile(fd, path, page_size);
+  return PageFile(io, fd, path, page_size);
 }
 
 uint64_t PageFile::file_size() const {
-  struct stat st;
-  if (::fstat(fd_, &st) != 0) throw IoError(fmt::format("{}: fstat: {}", path_, errno_text()));
-  return static_cast<uint64_t>(st.st_size);
+  uint64_t size = 0;
+  if (io_->file_size(fd_, &size) != 0) {
+    throw IoError(fmt::format("{}: fstat: {}", path_, errno_text()));
+  }
+  if (wal_ && page_size_ != 0) size = std::max(size, uint64_t{wal_->page_bound()} * page_size_);
+  return size;
 }
 
 void PageFile::read_raw(uint64_t offset, uint8_t* out, size_t length) const {
+  if (wal_ && length > 0) {
+    // A range inside one page that the log holds comes from the log.
+    const uint32_t ps = wal_->page_size();
+    const uint64_t page_no = offset / ps;
+    if (page_no <= UINT32_MAX && offset + length <= (page_no + 1) * ps) {
+      std::vector<uint8_t> page(ps);
+      if (wal_->read(static_cast<uint32_t>(page_no), page.data())) {
+        std::memcpy(out, page.data() + (offset - page_no * ps), length);
+        return;
+      }
+    }
+  }
   size_t done = 0;
   while (done < length) {
-    ssize_t n = ::pread(fd_, out + done, length - done, static_cast<off_t>(offset + done));
+    ssize_t n = io_->pread(fd_, out + done, length - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
       throw IoError(fmt::format("{}: read at byte {}: {}", path_, offset + done, errno_text()));
@@ -106,11 +132,13 @@ void PageFile::read_raw(uint64_t offset, uint8_t* out, size_t length) const {
 
 void PageFile::read(uint32_t page_no, uint8_t* out, uint8_t expected_type) const {
   uint64_t offset = uint64_t{page_no} * page_size_;
-  if (offset + page_size_ > file_size()) {
-    throw CorruptError(fmt::format("{}: truncated file: page {} lies beyond the end ({} bytes)",
-                                   path_, page_no, file_size()));
+  if (!wal_ || !wal_->read(page_no, out)) {
+    if (offset + page_size_ > file_size()) {
+      throw CorruptError(fmt::format("{}: truncated file: page {} lies beyond the end ({} bytes)",
+                                     path_, page_no, file_size()));
+    }
+    read_raw(offset, out, page_size_);
   }
-  read_raw(offset, out, page_size_);
   uint32_t stored = get_u32(out + 4);
   if (stored != page_checksum(out, page_size_)) {
     throw CorruptError(
@@ -129,10 +157,24 @@ void PageFile::read(uint32_t page_no, uint8_t* out, uint8_t expected_type) const
 void PageFile::write(uint32_t page_no, uint8_t* page) {
   put_u32(page + 12, page_no);
   put_u32(page + 4, page_checksum(page, page_size_));
+  if (wal_) {
+    wal_->append(page_no, page);
+    return;
+  }
+  pwrite_page(page_no, page);
+}
+
+void PageFile::write_direct(uint32_t page_no, uint8_t* page) {
+  put_u32(page + 12, page_no);
+  put_u32(page + 4, page_checksum(page, page_size_));
+  pwrite_page(page_no, page);
+}
+
+void PageFile::pwrite_page(uint32_t page_no, const uint8_t* page) {
   uint64_t offset = uint64_t{page_no} * page_size_;
   size_t done = 0;
   while (done < page_size_) {
-    ssize_t n = ::pwrite(fd_, page + done, page_size_ - done, static_cast<off_t>(offset + done));
+    ssize_t n = io_->pwrite(fd_, page + done, page_size_ - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
       throw IoError(fmt::format("{}: write of page {}: {}", path_, page_no, errno_text()));
@@ -143,13 +185,30 @@ void PageFile::write(uint32_t page_no, uint8_t* page) {
 }
 
 void PageFile::sync() {
-  if (::fdatasync(fd_) != 0) throw IoError(fmt::format("{}: fdatasync: {}", path_, errno_text()));
+  if (io_->fdatasync(fd_) != 0) {
+    throw IoError(fmt::format("{}: fdatasync: {}", path_, errno_text()));
+  }
 }
 
 void PageFile::truncate(uint32_t pages) {
-  if (::ftruncate(fd_, static_cast<off_t>(uint64_t{pages} * page_size_)) != 0) {
+  if (io_->ftruncate(fd_, static_cast<off_t>(uint64_t{pages} * page_size_)) != 0) {
     throw IoError(fmt::format("{}: ftruncate: {}", path_, errno_text()));
   }
+}
+
+void PageFile::enable_wal() {
+  if (page_size_ == 0) throw UsageError(fmt::format("{}: page size not known", path_));
+  if (wal_ && wal_->page_size() == page_size_ && !wal_->failed()) return;
+  wal_.reset();
+  wal_ = Wal::open(*io_, fd_, path_, page_size_);
+  recovery_ = wal_->recovery();
+}
+
+CheckpointStats PageFile::checkpoint(
+    uint64_t checkpoint, uint32_t page_count,
+    const std::function<void(const CheckpointStats&, uint8_t*)>& fill_header) {
+  if (!wal_) throw UsageError(fmt::format("{}: the write-ahead log is not enabled", path_));
+  return wal_->checkpoint(checkpoint, page_count, fill_header);
 }
 
 }  // namespace pbtree

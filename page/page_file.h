@@ -12,13 +12,21 @@
 //    12    4 page number of the page itself (checked on read)
 //
 // Integer fields of pages are little-endian (native on x86-64, as Firebird's).
+//
+// System calls go through an injectable Io (page/io.h; posix_io() by default). With the
+// write-ahead log enabled (enable_wal(), page/wal.h) page writes go to "<db>-wal" and reach
+// the file only at checkpoint(); opening a file recovers its log first.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "page/errors.h"
+#include "page/io.h"
+#include "page/wal.h"
 
 namespace pbtree {
 
@@ -70,10 +78,12 @@ class PageFile {
  public:
   /// Opens an existing file (O_RDWR if writable, else O_RDONLY). The page size is not known
   /// here: callers read the header with read_raw() and then call set_page_size().
-  /// Throws IoError naming the path.
-  static PageFile open(const std::string& path, bool writable);
+  /// If "<path>-wal" exists: writable, a committed batch in it is replayed into the file and
+  /// the log emptied (Wal::recover); read-only, a committed batch is served from the log
+  /// (Wal::overlay). Throws IoError naming the path.
+  static PageFile open(const std::string& path, bool writable, Io& io = posix_io());
   /// Creates a new file; throws IoError if it exists (O_EXCL) or cannot be created.
-  static PageFile create(const std::string& path, uint32_t page_size);
+  static PageFile create(const std::string& path, uint32_t page_size, Io& io = posix_io());
 
   PageFile(PageFile&&) noexcept;
   PageFile& operator=(PageFile&&) noexcept;
@@ -83,7 +93,7 @@ class PageFile {
   const std::string& path() const { return path_; }
   uint32_t page_size() const { return page_size_; }
   void set_page_size(uint32_t page_size) { page_size_ = page_size; }
-  /// File size in bytes (fstat).
+  /// File size in bytes (fstat); with a log, at least up to the last page it holds.
   uint64_t file_size() const;
 
   /// Reads page `page_no` into `out` and verifies checksum, self page number and, unless
@@ -95,16 +105,36 @@ class PageFile {
   /// Stamps page number and checksum into `page` (modifies bytes 4..7 and 12..15) and writes
   /// it. Throws IoError.
   void write(uint32_t page_no, uint8_t* page);
-  /// fdatasync. Throws IoError.
+  /// Like write() but always into the file itself, bypassing the log: only for pages that
+  /// no committed page refers to (new pages beyond the committed page count). Throws IoError.
+  void write_direct(uint32_t page_no, uint8_t* page);
+  /// fdatasync of the file itself. Throws IoError.
   void sync();
-  /// ftruncate to `pages` pages. Throws IoError.
+  /// ftruncate of the file itself to `pages` pages. Throws IoError.
   void truncate(uint32_t pages);
 
+  /// Starts the write-ahead log (Wal::open: creates or resets "<path>-wal"); from now on
+  /// write() goes to the log. Needs a writable file with its page size set. Throws IoError.
+  void enable_wal();
+  /// The log, or nullptr (not enabled; read-only overlay of a committed batch otherwise).
+  Wal* wal() const { return wal_.get(); }
+  /// Wal::checkpoint. Throws UsageError if the log is not enabled, IoError.
+  CheckpointStats checkpoint(
+      uint64_t checkpoint, uint32_t page_count,
+      const std::function<void(const CheckpointStats&, uint8_t*)>& fill_header);
+  /// What opening recovered from the log (writable opens).
+  const WalRecovery& recovery() const { return recovery_; }
+  Io& io() const { return *io_; }
+
  private:
-  PageFile(int fd, std::string path, uint32_t page_size);
+  PageFile(Io& io, int fd, std::string path, uint32_t page_size);
+  void pwrite_page(uint32_t page_no, const uint8_t* page);
+  Io* io_ = nullptr;
   int fd_ = -1;
   std::string path_;
   uint32_t page_size_ = 0;
+  std::unique_ptr<Wal> wal_;
+  WalRecovery recovery_;
 };
 
 }  // namespace pbtree
