@@ -271,8 +271,8 @@ std::vector<JumpEntry> decode_jump_table(const uint8_t* page, uint32_t page_size
   return out;
 }
 
-uint16_t jump_area_size(size_t max_key_length) {
-  size_t k = (max_key_length + 1 + 7) / 8 * 8;
+uint16_t jump_area_size(size_t max_key_length, bool descending) {
+  size_t k = (max_key_length + (descending ? 0 : 1) + 7) / 8 * 8;
   return static_cast<uint16_t>(512 + 16 * static_cast<size_t>(std::sqrt(static_cast<double>(k))));
 }
 

@@ -155,9 +155,11 @@ struct JumpEntry {
 /// jump key length, entries within jump_size. Throws CorruptError.
 std::vector<JumpEntry> decode_jump_table(const uint8_t* page, uint32_t page_size);
 
-/// Jump interval for an index whose longest key is `max_key_length` bytes (single segment,
-/// nullInd = 1): 512 + 16 * floor(sqrt(ROUNDUP(max_key_length + 1, 8))) (btr.cpp fast_load).
-uint16_t jump_area_size(size_t max_key_length);
+/// Jump interval (jumpAreaSize, bytes) of a single-segment index whose longest key is
+/// `max_key_length` bytes (Firebird BTR_key_length, descending escape byte included):
+/// 512 + 16 * floor(sqrt(K)), K = ROUNDUP(max_key_length + nullInd, 8), nullInd = 1 for
+/// ascending, 0 for descending (btr.cpp fast_load, idx.cpp IDX_create_index; Firebird 3..5).
+uint16_t jump_area_size(size_t max_key_length, bool descending);
 
 /// One full entry of a page: full key, record number and, on non-leaf pages, child page.
 struct PageEntry {
@@ -181,7 +183,8 @@ struct BtreePageImage {
 BtreeHeader check_btree_header(const uint8_t* page, uint32_t page_size);
 
 /// Decodes every node of `page` (header checked, every node bounds-checked, prefixes checked
-/// against the previous key, exactly one END marker ending exactly at btr_length).
+/// against the previous key, exactly one END marker ending exactly at btr_length, each jump
+/// node pointing at a node start, possibly the END_BUCKET as fast_load leaves it).
 /// Throws CorruptError.
 BtreePageImage decode_page(const uint8_t* page, uint32_t page_size);
 

@@ -3,23 +3,27 @@
 #include "page/page_file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/crc.hpp>
 #include <cerrno>
 #include <cstring>
-#include <fmt/format.h>
 #include <utility>
 
 namespace pbtree {
 
 std::string page_type_name(uint8_t type) {
   switch (static_cast<PageType>(type)) {
-    case PageType::Header: return "header";
-    case PageType::IndexRoot: return "index root";
-    case PageType::Btree: return "b-tree";
-    case PageType::Free: return "free";
+    case PageType::Header:
+      return "header";
+    case PageType::IndexRoot:
+      return "index root";
+    case PageType::Btree:
+      return "b-tree";
+    case PageType::Free:
+      return "free";
   }
   return fmt::format("unknown ({})", type);
 }
@@ -34,7 +38,9 @@ uint32_t page_checksum(const uint8_t* page, uint32_t page_size) {
 }
 
 namespace {
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 }  // namespace
 
 PageFile::PageFile(int fd, std::string path, uint32_t page_size)
@@ -107,8 +113,8 @@ void PageFile::read(uint32_t page_no, uint8_t* out, uint8_t expected_type) const
   read_raw(offset, out, page_size_);
   uint32_t stored = get_u32(out + 4);
   if (stored != page_checksum(out, page_size_)) {
-    throw CorruptError(fmt::format("{}: page {} ({}): checksum mismatch", path_, page_no,
-                                   page_type_name(out[0])));
+    throw CorruptError(
+        fmt::format("{}: page {} ({}): checksum mismatch", path_, page_no, page_type_name(out[0])));
   }
   if (get_u32(out + 12) != page_no) {
     throw CorruptError(fmt::format("{}: page {} ({}): page carries number {}", path_, page_no,
@@ -116,8 +122,7 @@ void PageFile::read(uint32_t page_no, uint8_t* out, uint8_t expected_type) const
   }
   if (expected_type != 0 && out[0] != expected_type) {
     throw CorruptError(fmt::format("{}: page {}: expected a {} page, found a {} page", path_,
-                                   page_no, page_type_name(expected_type),
-                                   page_type_name(out[0])));
+                                   page_no, page_type_name(expected_type), page_type_name(out[0])));
   }
 }
 

@@ -36,12 +36,30 @@ std::string page_type_name(uint8_t type);
 inline constexpr size_t kPageHeaderSize = 16;
 
 /// Little-endian field access on page bytes.
-inline uint16_t get_u16(const uint8_t* p) { uint16_t v; std::memcpy(&v, p, 2); return v; }
-inline uint32_t get_u32(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
-inline uint64_t get_u64(const uint8_t* p) { uint64_t v; std::memcpy(&v, p, 8); return v; }
-inline void put_u16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, 2); }
-inline void put_u32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, 4); }
-inline void put_u64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, 8); }
+inline uint16_t get_u16(const uint8_t* p) {
+  uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+inline uint32_t get_u32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+inline uint64_t get_u64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+inline void put_u16(uint8_t* p, uint16_t v) {
+  std::memcpy(p, &v, 2);
+}
+inline void put_u32(uint8_t* p, uint32_t v) {
+  std::memcpy(p, &v, 4);
+}
+inline void put_u64(uint8_t* p, uint64_t v) {
+  std::memcpy(p, &v, 8);
+}
 
 /// CRC-32C of `page` (page_size bytes) with bytes 4..7 taken as zero (Boost.CRC).
 uint32_t page_checksum(const uint8_t* page, uint32_t page_size);

@@ -285,12 +285,12 @@ TEST(PageBtreePage, JumpNodeRule) {
 }
 
 TEST(PageBtreePage, JumpAreaSize) {
-  EXPECT_EQ(jump_area_size(8), 576);   // K = 16
-  EXPECT_EQ(jump_area_size(10), 576);  // K = 16
-  EXPECT_EQ(jump_area_size(17), 576);  // K = 24
-  EXPECT_EQ(jump_area_size(31), 592);  // K = 32
-  EXPECT_EQ(jump_area_size(39), 608);  // K = 40
-  EXPECT_EQ(jump_area_size(2039), 1232);
+  EXPECT_EQ(jump_area_size(8, false), 576);   // K = 16
+  EXPECT_EQ(jump_area_size(10, false), 576);  // K = 16
+  EXPECT_EQ(jump_area_size(17, false), 576);  // K = 24
+  EXPECT_EQ(jump_area_size(31, false), 592);  // K = 32
+  EXPECT_EQ(jump_area_size(40, true), 608);   // K = 40
+  EXPECT_EQ(jump_area_size(2039, false), 1232);
 }
 
 TEST(PageBtreePage, BadLengthIsCorrupt) {

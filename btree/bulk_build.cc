@@ -1,0 +1,165 @@
+// FastLoader: Firebird fast_load's page filling, node, END_BUCKET and jump-node rules
+// (src/jrd/btr.cpp, Firebird 3.0 .. 5.0), written from firebird-format.md §2.7-§2.8.
+#include "btree/bulk_build.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "page/btree_page.h"
+
+namespace pbtree {
+
+namespace {
+
+// Room left free on a page while filling: BTN_LEAF_SIZE and BTN_PAGE_SIZE of btn.h.
+constexpr uint32_t kLeafReserve = 6;
+constexpr uint32_t kNonLeafReserve = 10;
+
+uint32_t common_prefix(std::span<const uint8_t> a, std::span<const uint8_t> b) {
+  size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  return static_cast<uint32_t>(i);
+}
+
+}  // namespace
+
+FastLoader::FastLoader(const Options& options, PageSink sink)
+    : options_(options), sink_(std::move(sink)), next_page_(options.first_page) {
+  Level& leaf = levels_.emplace_back();
+  leaf.page_no = next_page_++;
+  start_page(leaf, 0, 0);
+}
+
+void FastLoader::start_page(Level& level, uint32_t /*level_no*/, uint32_t left_sibling) {
+  level.page.assign(options_.page_size, 0);
+  level.left_sibling = left_sibling;
+  level.length = kBtreeHeaderSize;
+  level.prefix_total = 0;
+  level.jumps.clear();
+  level.jump_key.clear();
+  level.jump_total = 0;
+  level.new_area = kBtreeHeaderSize + options_.jump_interval;
+}
+
+void FastLoader::close_page(Level& level, uint32_t level_no, uint32_t sibling) {
+  uint8_t* page = level.page.data();
+  if (level.jump_total != 0) {
+    if (level.jumps.size() > 255) throw std::logic_error("more than 255 jump nodes on a page");
+    std::memmove(page + kBtreeHeaderSize + level.jump_total, page + kBtreeHeaderSize,
+                 level.length - kBtreeHeaderSize);
+    uint32_t pos = kBtreeHeaderSize;
+    for (const Jump& j : level.jumps) {
+      pos += encode_jump_node(j.prefix, j.data, static_cast<uint16_t>(j.offset + level.jump_total),
+                              page + pos);
+    }
+  }
+  BtreeHeader h;
+  h.sibling = sibling;
+  h.left_sibling = level.left_sibling;
+  h.prefix_total = level.prefix_total;
+  h.length = static_cast<uint16_t>(level.length + level.jump_total);
+  h.index_id = options_.index_id;
+  h.level = static_cast<uint8_t>(level_no);
+  h.jump_interval = options_.jump_interval;
+  h.jump_size = static_cast<uint16_t>(level.jump_total);
+  h.jump_count = static_cast<uint8_t>(level.jumps.size());
+  write_btree_header(page, h);
+  sink_(level.page_no, page);
+}
+
+void FastLoader::add(std::span<const uint8_t> key, uint64_t recno) {
+  add_node(0, key, recno, 0);
+}
+
+void FastLoader::add_node(uint32_t level_no, std::span<const uint8_t> key, uint64_t recno,
+                          uint32_t child) {
+  Level& level = levels_[level_no];
+  const bool leaf = level_no == 0;
+  const uint32_t limit = options_.page_size - (leaf ? kLeafReserve : kNonLeafReserve);
+  uint32_t prefix = common_prefix(level.key, key);
+  NodeFields node{NodeKind::Entry, recno, child, prefix, key.subspan(prefix)};
+  uint32_t size = node_size(node, leaf);
+
+  bool split = false;
+  std::vector<uint8_t> split_key;
+  uint64_t split_recno = 0;
+  uint32_t old_page = 0;
+  uint32_t new_page = 0;
+  if (level.length + level.jump_total + size > limit) {
+    // The last node written becomes the END_BUCKET copy of the next page's first node.
+    split = true;
+    split_key = level.key;
+    split_recno = level.last_recno;
+    uint32_t split_child = level.last_child;
+    NodeFields end{NodeKind::EndBucket, level.last_recno, level.last_child, level.last_prefix,
+                   std::span<const uint8_t>(split_key).subspan(level.last_prefix)};
+    level.length =
+        level.last_offset + encode_node(end, leaf, level.page.data() + level.last_offset);
+    old_page = level.page_no;
+    new_page = next_page_++;
+    close_page(level, level_no, new_page);
+    level.page_no = new_page;
+    start_page(level, level_no, old_page);
+    NodeFields first{NodeKind::Entry, split_recno, split_child, 0, split_key};
+    level.last_offset = level.length;
+    level.length += encode_node(first, leaf, level.page.data() + level.length);
+    level.last_prefix = 0;
+  }
+
+  level.last_offset = level.length;
+  level.length += encode_node(node, leaf, level.page.data() + level.length);
+  level.prefix_total += prefix;
+  level.last_recno = recno;
+  level.last_child = child;
+  level.last_prefix = prefix;
+  level.key.assign(key.begin(), key.end());
+
+  if (options_.jump_interval != 0 && level.new_area < level.length) {
+    std::span<const uint8_t> jump_key = key.first(prefix);
+    uint32_t jp = common_prefix(level.jump_key, jump_key);
+    uint32_t js = jump_node_size(jp, prefix - jp);
+    if (level.length + level.jump_total + js < limit) {
+      level.jumps.push_back(
+          Jump{level.last_offset, jp, std::vector<uint8_t>(jump_key.begin() + jp, jump_key.end())});
+      level.jump_key.assign(jump_key.begin(), jump_key.end());
+      level.new_area += options_.jump_interval;
+      level.jump_total += js;
+    }
+  }
+
+  if (split) {
+    if (level_no + 1 == levels_.size()) {
+      if (levels_.size() >= kMaxLevels) {
+        throw std::length_error(fmt::format("B-tree would exceed {} levels", kMaxLevels));
+      }
+      Level& up = levels_.emplace_back();
+      up.page_no = next_page_++;
+      start_page(up, level_no + 1, 0);
+      // Degenerate first node of the level: every key below the next separator.
+      NodeFields degenerate{NodeKind::Entry, 0, old_page, 0, {}};
+      up.last_offset = up.length;
+      up.length += encode_node(degenerate, false, up.page.data() + up.length);
+      up.last_recno = 0;
+      up.last_child = old_page;
+      up.last_prefix = 0;
+      up.key.clear();
+      up.new_area = up.length + options_.jump_interval;
+    }
+    add_node(level_no + 1, split_key, split_recno, new_page);
+  }
+}
+
+uint32_t FastLoader::finish() {
+  for (uint32_t i = 0; i < levels_.size(); ++i) {
+    Level& level = levels_[i];
+    level.page[level.length++] = static_cast<uint8_t>(NodeFlag::EndLevel) << 5;
+    close_page(level, i, 0);
+  }
+  return levels_.back().page_no;
+}
+
+}  // namespace pbtree

@@ -1,0 +1,78 @@
+// Bottom-up B-tree construction from sorted (key, record number) pairs, page by page as
+// Firebird's fast_load (src/jrd/btr.cpp, Firebird 3.0 .. 5.0; firebird-format.md §2.8): every
+// level is filled until the next node would pass page_size - 6 (leaf) or page_size - 10
+// (non-leaf) counting the jump table; the last node written is then rewritten as END_BUCKET
+// and starts the next page with prefix 0; the new page's first key, record number and page
+// number go up one level; each level starts with a degenerate node; jump nodes are made as
+// fast_load makes them. Page layout: page/btree_page.h.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <span>
+#include <vector>
+
+namespace pbtree {
+
+/// Builds one B-tree. Pages are numbered consecutively from `first_page` in the order
+/// fast_load allocates them, and handed to the sink once complete (each exactly once).
+class FastLoader {
+ public:
+  struct Options {
+    uint32_t page_size = 8192;   ///< bytes
+    uint32_t first_page = 0;     ///< number of the first page allocated
+    uint16_t jump_interval = 0;  ///< jumpAreaSize in bytes (jump_area_size()); 0: no jump nodes
+    uint8_t index_id = 0;        ///< btr_id
+  };
+  /// Receives a finished page: number and page_size bytes (generic header bytes 4..15 left for
+  /// the sink, e.g. PageFile::write). May throw; the loader is then unusable.
+  using PageSink = std::function<void(uint32_t page_no, uint8_t* page)>;
+
+  FastLoader(const Options& options, PageSink sink);
+
+  /// Appends the next entry. Entries must come in index order (key, then record number);
+  /// keys must be at most kMaxNodeKeyField bytes and shorter than page_size / 4 (not checked
+  /// here beyond std::invalid_argument from the node encoder).
+  void add(std::span<const uint8_t> key, uint64_t recno);
+  /// Closes every level (END_LEVEL, jump tables) and returns the root page number.
+  uint32_t finish();
+  /// Pages allocated so far.
+  uint32_t pages_allocated() const { return next_page_ - options_.first_page; }
+  /// Levels of the tree (depth).
+  uint32_t depth() const { return static_cast<uint32_t>(levels_.size()); }
+
+ private:
+  struct Jump {
+    uint32_t offset;  // node start, without the jump table
+    uint32_t prefix;
+    std::vector<uint8_t> data;
+  };
+  struct Level {
+    std::vector<uint8_t> page;
+    uint32_t page_no = 0;
+    uint32_t left_sibling = 0;
+    uint32_t length = 0;  // bytes written, header included, jump table excluded
+    uint32_t prefix_total = 0;
+    std::vector<uint8_t> key;  // full key of the last node written
+    uint32_t last_offset = 0;
+    uint64_t last_recno = 0;
+    uint32_t last_child = 0;
+    uint32_t last_prefix = 0;
+    uint32_t new_area = 0;
+    uint32_t jump_total = 0;
+    std::vector<Jump> jumps;
+    std::vector<uint8_t> jump_key;
+  };
+
+  void start_page(Level& level, uint32_t level_no, uint32_t left_sibling);
+  void add_node(uint32_t level_no, std::span<const uint8_t> key, uint64_t recno, uint32_t child);
+  void close_page(Level& level, uint32_t level_no, uint32_t sibling);
+
+  Options options_;
+  PageSink sink_;
+  uint32_t next_page_;
+  std::deque<Level> levels_;  // stable references while levels are added
+};
+
+}  // namespace pbtree

@@ -1,0 +1,347 @@
+// IndexFile: opening and creating pbtree files (page 0 header, page 1 index root page; see
+// page/file_format.h), bulk-building indexes (btree/bulk_build.h) and gstat statistics
+// (btree/stats.h). A bulk load writes its new pages at the end of the file, syncs, then
+// rewrites the index root page and the header (the commit point) and syncs again.
+#include "btree/index_file.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "btree/bulk_build.h"
+#include "btree/stats.h"
+#include "page/btree_page.h"
+#include "page/file_format.h"
+#include "page/page_file.h"
+
+namespace pbtree {
+
+namespace {
+
+std::string hex(std::span<const uint8_t> bytes) {
+  std::string out;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (i != 0) out += ' ';
+    out += fmt::format("{:02X}", bytes[i]);
+  }
+  return out.empty() ? "(empty)" : out;
+}
+
+// Sorts entries by (key in index order, record number, tag). Each entry gets an 8-byte
+// big-endian prefix of its key, padded with 00 (ascending) or FF (descending, where a
+// shorter key sorts after its extensions), so most comparisons are one integer compare;
+// equal prefixes fall back to compare_keys.
+void sort_entries(EntryBatch& entries, bool descending) {
+  struct Rec {
+    uint64_t prefix;
+    uint64_t recno;
+    uint64_t tag;
+    uint64_t index;
+  };
+  auto& items = entries.items();
+  std::vector<Rec> recs(items.size());
+  const uint8_t pad = descending ? 0xFF : 0x00;
+  tbb::parallel_for(size_t{0}, items.size(), [&](size_t i) {
+    std::span<const uint8_t> k = entries.key(items[i]);
+    uint64_t p = 0;
+    for (size_t j = 0; j < 8; ++j) p = (p << 8) | (j < k.size() ? k[j] : pad);
+    recs[i] = Rec{p, items[i].recno, items[i].tag, i};
+  });
+  tbb::parallel_sort(recs.begin(), recs.end(), [&](const Rec& a, const Rec& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    int c = compare_keys(entries.key(items[a.index]), entries.key(items[b.index]), descending);
+    if (c != 0) return c < 0;
+    if (a.recno != b.recno) return a.recno < b.recno;
+    return a.tag < b.tag;
+  });
+  std::vector<EntryBatch::Item> sorted(items.size());
+  tbb::parallel_for(size_t{0}, items.size(), [&](size_t i) { sorted[i] = items[recs[i].index]; });
+  items.swap(sorted);
+}
+
+bool is_null_key(std::span<const uint8_t> key, bool descending) {
+  return descending ? (key.size() == 1 && key[0] == 0xFF) : key.empty();
+}
+
+}  // namespace
+
+void EntryBatch::add(std::span<const uint8_t> key, uint64_t recno, uint64_t tag) {
+  if (recno > kMaxRecordNumber) {
+    throw UsageError(
+        fmt::format("record number {} exceeds the 40-bit maximum {}", recno, kMaxRecordNumber));
+  }
+  if (key.size() > UINT32_MAX) throw UsageError("key longer than 4 GiB");
+  items_.push_back(Item{arena_.size(), recno, tag, static_cast<uint32_t>(key.size())});
+  arena_.insert(arena_.end(), key.begin(), key.end());
+}
+
+void EntryBatch::reserve(size_t entries, size_t key_bytes) {
+  items_.reserve(entries);
+  arena_.reserve(key_bytes);
+}
+
+struct IndexFile::Impl {
+  PageFile file;
+  bool writable = false;
+  FileHeader header;
+  std::vector<IndexSlot> slots;
+
+  uint32_t page_size() const { return header.page_size; }
+  // Pages physically present (a crash between the index root page and header writes can leave
+  // committed pages beyond header.page_count; they are never overwritten).
+  uint32_t file_pages() const { return static_cast<uint32_t>(file.file_size() / page_size()); }
+  uint32_t page_bound() const { return std::max(header.page_count, file_pages()); }
+
+  static IndexInfo info(const IndexSlot& s) {
+    IndexInfo i;
+    i.def.name = s.name;
+    i.def.type = s.type;
+    i.def.format = s.format;
+    i.def.unique = s.unique;
+    i.def.descending = s.descending;
+    i.id = s.id;
+    i.root_page = s.root_page;
+    return i;
+  }
+  const IndexSlot* find(const std::string& name) const {
+    for (const IndexSlot& s : slots) {
+      if (s.root_page != 0 && s.name == name) return &s;
+    }
+    return nullptr;
+  }
+};
+
+IndexFile::IndexFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+IndexFile::~IndexFile() = default;
+
+std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, bool writable) {
+  auto impl = std::make_unique<Impl>(Impl{PageFile::open(path, writable), writable, {}, {}});
+  PageFile& file = impl->file;
+  uint64_t size = file.file_size();
+  uint8_t prefix[kHeaderPrefixSize] = {};
+  size_t available = static_cast<size_t>(std::min<uint64_t>(size, kHeaderPrefixSize));
+  file.read_raw(0, prefix, available);
+  FileHeader h = decode_header_prefix(prefix, available, path);
+  file.set_page_size(h.page_size);
+  std::vector<uint8_t> page(h.page_size);
+  file.read(kHeaderPage, page.data(), static_cast<uint8_t>(PageType::Header));
+  h = decode_header_prefix(page.data(), kHeaderPrefixSize, path);
+  if (size < uint64_t{h.page_count} * h.page_size) {
+    throw CorruptError(
+        fmt::format("{}: truncated file: the header counts {} pages of {} bytes, "
+                    "the file has {} bytes",
+                    path, h.page_count, h.page_size, size));
+  }
+  impl->header = h;
+  file.read(kIndexRootPage, page.data(), static_cast<uint8_t>(PageType::IndexRoot));
+  impl->slots = decode_index_root_page(page.data(), h.page_size, impl->page_bound(), path);
+  return std::unique_ptr<IndexFile>(new IndexFile(std::move(impl)));
+}
+
+std::unique_ptr<IndexFile> IndexFile::open_or_create(const std::string& path, uint32_t page_size) {
+  if (page_size != 0 &&
+      std::find(std::begin(kPageSizes), std::end(kPageSizes), page_size) == std::end(kPageSizes)) {
+    throw UsageError(
+        fmt::format("page size {} not supported (4096, 8192, 16384 or 32768)", page_size));
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0) {
+    auto f = open(path, true);
+    if (page_size != 0 && f->page_size() != page_size) {
+      throw UsageError(
+          fmt::format("{}: the file has page size {}, not {}", path, f->page_size(), page_size));
+    }
+    return f;
+  }
+  uint32_t ps = page_size != 0 ? page_size : kDefaultPageSize;
+  {
+    PageFile file = PageFile::create(path, ps);
+    try {
+      std::vector<uint8_t> page(ps);
+      FileHeader h;
+      h.page_size = ps;
+      h.page_count = 2;
+      encode_index_root_page({}, page.data(), ps);
+      file.write(kIndexRootPage, page.data());
+      encode_header_page(h, page.data());
+      file.write(kHeaderPage, page.data());
+      file.sync();
+    } catch (...) {
+      ::unlink(path.c_str());
+      throw;
+    }
+  }
+  return open(path, true);
+}
+
+const std::string& IndexFile::path() const {
+  return impl_->file.path();
+}
+uint32_t IndexFile::page_size() const {
+  return impl_->page_size();
+}
+uint32_t IndexFile::page_count() const {
+  return impl_->header.page_count;
+}
+
+std::vector<IndexInfo> IndexFile::indexes() const {
+  std::vector<IndexInfo> out;
+  for (const IndexSlot& s : impl_->slots) {
+    if (s.root_page != 0) out.push_back(Impl::info(s));
+  }
+  return out;
+}
+
+std::optional<IndexInfo> IndexFile::find_index(const std::string& name) const {
+  const IndexSlot* s = impl_->find(name);
+  if (!s) return std::nullopt;
+  return Impl::info(*s);
+}
+
+void IndexFile::read_page(uint32_t page_no, uint8_t* out) const {
+  impl_->file.read(page_no, out);
+}
+
+IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) {
+  Impl& im = *impl_;
+  const std::string& path = im.file.path();
+  const uint32_t ps = im.page_size();
+  // 1. Everything that can be checked before the file is touched.
+  if (!im.writable) throw UsageError(fmt::format("{}: opened read-only", path));
+  if (!valid_index_name(def.name)) {
+    throw UsageError(
+        fmt::format("bad index name '{}': 1 to 31 characters of A-Z a-z 0-9 _ $", def.name));
+  }
+  if (im.find(def.name)) {
+    throw UsageError(fmt::format("{}: index {} already exists", path, def.name));
+  }
+  try {
+    check_key_format(def.type, def.format);
+  } catch (const KeyError& e) {
+    throw UsageError(e.what());
+  }
+  check_index_key_limit(def.type, def.format, def.descending, ps);
+  uint32_t slot = 0;
+  while (slot < im.slots.size() && im.slots[slot].root_page != 0) ++slot;
+  if (slot >= max_index_slots(ps)) {
+    throw UsageError(
+        fmt::format("{}: the index root page is full ({} indexes)", path, max_index_slots(ps)));
+  }
+  const size_t max_key = max_key_length(def.type, def.format, def.descending);
+  auto& items = entries.items();
+  for (const EntryBatch::Item& it : items) {
+    try {
+      check_key_length(it.length, ps);
+    } catch (const KeyError& e) {
+      throw KeyError(fmt::format("{} (entry {})", e.what(), it.tag));
+    }
+    if (it.length > max_key) {
+      throw KeyError(fmt::format(
+          "key of {} bytes is longer than any {} key in format {} can be ({} bytes) (entry {})",
+          it.length, def.type.name(), key_format_name(def.format), max_key, it.tag));
+    }
+  }
+  const bool desc = def.descending;
+  sort_entries(entries, desc);
+  for (size_t i = 1; i < items.size(); ++i) {
+    const auto& a = items[i - 1];
+    const auto& b = items[i];
+    if (compare_keys(entries.key(a), entries.key(b), desc) != 0) continue;
+    if (a.recno == b.recno) {
+      throw DuplicateKeyError(fmt::format("index {}: key {} with record number {} appears twice "
+                                          "(entries {} and {})",
+                                          def.name, hex(entries.key(a)), a.recno, a.tag, b.tag),
+                              a.tag, b.tag);
+    }
+    if (def.unique && !is_null_key(entries.key(a), desc)) {
+      throw DuplicateKeyError(fmt::format("unique index {}: duplicate key {} (entries {} and {})",
+                                          def.name, hex(entries.key(a)), a.tag, b.tag),
+                              a.tag, b.tag);
+    }
+  }
+
+  // 2. New pages at the end of the file.
+  const uint64_t old_size = im.file.file_size();
+  const uint32_t first = im.page_bound();
+  std::vector<uint8_t> old_root(ps), old_header(ps);
+  im.file.read(kIndexRootPage, old_root.data());
+  im.file.read(kHeaderPage, old_header.data());
+  bool touched_fixed_pages = false;
+  try {
+    FastLoader::Options opt;
+    opt.page_size = ps;
+    opt.first_page = first;
+    opt.jump_interval = jump_area_size(max_key, desc);
+    opt.index_id = static_cast<uint8_t>(slot % 256);
+    FastLoader loader(opt, [&](uint32_t page_no, uint8_t* page) { im.file.write(page_no, page); });
+    for (const auto& it : items) loader.add(entries.key(it), it.recno);
+    uint32_t root = loader.finish();
+    im.file.sync();
+
+    // 3. Commit: index root page, then header.
+    std::vector<IndexSlot> slots = im.slots;
+    if (slot == slots.size()) slots.emplace_back();
+    IndexSlot& s = slots[slot];
+    s.name = def.name;
+    s.type = def.type;
+    s.format = def.format;
+    s.unique = def.unique;
+    s.descending = def.descending;
+    s.root_page = root;
+    s.id = slot;
+    FileHeader h = im.header;
+    h.page_count = first + loader.pages_allocated();
+    ++h.checkpoint;
+    std::vector<uint8_t> page(ps);
+    encode_index_root_page(slots, page.data(), ps);
+    touched_fixed_pages = true;
+    im.file.write(kIndexRootPage, page.data());
+    im.file.sync();
+    encode_header_page(h, page.data());
+    im.file.write(kHeaderPage, page.data());
+    im.file.sync();
+    im.slots = std::move(slots);
+    im.header = h;
+    return Impl::info(im.slots[slot]);
+  } catch (...) {
+    // Put the file back as it was (best effort; the original error is what matters).
+    try {
+      if (touched_fixed_pages) {
+        im.file.write(kIndexRootPage, old_root.data());
+        im.file.write(kHeaderPage, old_header.data());
+      }
+      if (::truncate(path.c_str(), static_cast<off_t>(old_size)) != 0) {
+        // Ignored: the pages beyond the header's page count are unreferenced.
+      }
+      im.file.sync();
+    } catch (...) {
+    }
+    throw;
+  }
+}
+
+IndexStats IndexFile::analyze(const std::string& name) const {
+  const IndexSlot* s = impl_->find(name);
+  if (!s) throw UsageError(fmt::format("{}: no index named {}", path(), name));
+  const PageFile& file = impl_->file;
+  try {
+    return analyze_btree(
+        [&](uint32_t page_no, uint8_t* out) {
+          file.read(page_no, out, static_cast<uint8_t>(PageType::Btree));
+        },
+        s->root_page, page_size(), impl_->page_bound());
+  } catch (const CorruptError& e) {
+    std::string msg = e.what();
+    if (msg.rfind(path(), 0) == 0) throw;
+    throw CorruptError(fmt::format("{}: index {}: {}", path(), name, msg));
+  }
+}
+
+}  // namespace pbtree

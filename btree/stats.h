@@ -1,0 +1,28 @@
+// gstat's index statistics (src/utilities/gstat/dba.epp analyze_index, Firebird 3.0 .. 5.0;
+// firebird-format.md §3.1-§3.2) computed over a B-tree of pbtree pages, plus pbtree's own
+// figures (pages on every level, bytes per entry, mean leaf fill).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "btree/index_file.h"
+
+namespace pbtree {
+
+/// Reads page `page_no` (page_size bytes) into `out`, checking checksum, self number and that
+/// it is a B-tree page; throws CorruptError/IoError.
+using BtreePageReader = std::function<void(uint32_t page_no, uint8_t* out)>;
+
+/// Data-page capacity gstat's clustering factor assumes: floor((page_size - 28) / 17) records
+/// (480 for 8 KiB pages).
+uint32_t max_records_per_data_page(uint32_t page_size);
+
+/// Walks the tree under `root_page`: descends along first nodes, follows right siblings on
+/// every level (counting pages), and measures the leaf level by §3.2. Pages must lie in
+/// [2, page_count); each page is visited once (a sibling loop, a wrong level, a bad left
+/// sibling pointer or a child outside the file raise CorruptError "page N (b-tree): ...").
+IndexStats analyze_btree(const BtreePageReader& read, uint32_t root_page, uint32_t page_size,
+                         uint32_t page_count);
+
+}  // namespace pbtree

@@ -1,0 +1,111 @@
+// The two fixed pages of a pbtree file: page 0, the file header, and page 1, the index root
+// page listing the indexes (Firebird's index root page, page type 6, reshaped for one table of
+// single-segment indexes with names). Every other page is a B-tree page (page/btree_page.h).
+// Integers little-endian; every page starts with the 16-byte generic header of
+// page/page_file.h (checksum, page number).
+//
+// Page 0, header (page type 1):
+//
+//   off size field
+//     0   16 generic page header, type 1
+//    16    8 magic "PBTREE\r\n" (50 42 54 52 45 45 0D 0A)
+//    24    4 format version: 1
+//    28    4 page size in bytes: 4096, 8192, 16384 or 32768
+//    32    4 page count: pages in use, header and index root page included
+//    36    4 index root page number: 1
+//    40    4 free-list head: 0 (no free list yet)
+//    44    4 reserved, 0
+//    48    8 checkpoint counter: incremented by every committed change
+//    56  ... reserved, 0, to the end of the page
+//
+// Page 1, index root page (page type 6):
+//
+//   off size field
+//     0   16 generic page header, type 6
+//    16    2 relation id: 0
+//    18    2 slot count: slots in use, free ones (root 0) included
+//    20   48 × slot count: slots; the slot number is the index id
+//   ...      zero to the end of the page
+//
+//   slot (48 bytes):
+//     0    4 root page: B-tree root page number, 0 = free slot
+//     4    4 index id: the slot number (0-based)
+//     8    1 column type (ColumnType: 1 smallint 2 integer 3 bigint 4 int128 5 double
+//            6 numeric 7 varchar)
+//     9    1 precision (numeric), else 0
+//    10    1 scale (numeric), else 0
+//    11    1 key format: Firebird idx_itype (0 double, 1 text, 8 rescaled double,
+//            10 decimal128, 13 bcd)
+//    12    2 length in bytes (varchar), else 0
+//    14    1 flags: 1 unique, 2 descending
+//    15    1 name length, 1..31
+//    16   32 name bytes [A-Za-z0-9_$], zero-padded
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "keys/key.h"
+#include "page/errors.h"
+#include "page/page_file.h"
+
+namespace pbtree {
+
+/// "PBTREE\r\n".
+inline constexpr uint8_t kFileMagic[8] = {0x50, 0x42, 0x54, 0x52, 0x45, 0x45, 0x0D, 0x0A};
+inline constexpr uint32_t kFormatVersion = 1;
+inline constexpr uint32_t kHeaderPage = 0;
+inline constexpr uint32_t kIndexRootPage = 1;
+/// Bytes of the header page that must be read before the page size is known.
+inline constexpr size_t kHeaderPrefixSize = 56;
+inline constexpr size_t kIndexSlotSize = 48;
+inline constexpr size_t kIndexSlotsOffset = 20;
+inline constexpr size_t kMaxIndexNameLength = 31;
+
+/// True for 4096, 8192, 16384 and 32768.
+bool valid_page_size(uint32_t page_size);
+
+/// Fields of the header page.
+struct FileHeader {
+  uint32_t format_version = kFormatVersion;
+  uint32_t page_size = 0;   ///< bytes
+  uint32_t page_count = 0;  ///< pages
+  uint32_t index_root_page = kIndexRootPage;
+  uint32_t free_list_head = 0;
+  uint64_t checkpoint = 0;
+};
+
+/// Fills `page` (page_size bytes): type 1, magic and fields, zeros elsewhere.
+void encode_header_page(const FileHeader& header, uint8_t* page);
+/// Parses the first kHeaderPrefixSize bytes of a file (`available` of them present). Throws
+/// CorruptError "<path>: not a pbtree file (wrong magic)", "...: unknown format version 7
+/// (this build reads 1)", "...: bad page size 1000", "...: truncated file (N bytes)", or
+/// "...: index root page 5 (expected 1)".
+FileHeader decode_header_prefix(const uint8_t* bytes, size_t available, const std::string& path);
+
+/// One index as recorded in the index root page.
+struct IndexSlot {
+  std::string name;
+  TypeSpec type;
+  KeyFormat format = KeyFormat::Double;
+  bool unique = false;
+  bool descending = false;
+  uint32_t root_page = 0;  ///< 0: free slot
+  uint32_t id = 0;         ///< slot number
+};
+
+/// Slots an index root page of `page_size` bytes holds: (page_size - 20) / 48.
+uint32_t max_index_slots(uint32_t page_size);
+/// True if `name` is 1..31 bytes of [A-Za-z0-9_$].
+bool valid_index_name(const std::string& name);
+
+/// Fills `page` (page_size bytes) with type 6 and `slots` (slot i at position i; free slots
+/// have root_page 0). Throws std::length_error beyond max_index_slots().
+void encode_index_root_page(const std::vector<IndexSlot>& slots, uint8_t* page, uint32_t page_size);
+/// Parses an index root page; each used slot is checked (name, type, format, flags, id, root
+/// page in [2, page_count)). Throws CorruptError "<path>: page 1 (index root): slot 3: ...".
+std::vector<IndexSlot> decode_index_root_page(const uint8_t* page, uint32_t page_size,
+                                              uint32_t page_count, const std::string& path);
+
+}  // namespace pbtree
