@@ -1,0 +1,169 @@
+// `pbtree` subcommands (CLI11): key, load, stat, demo. Every failure becomes one line
+// "pbtree: <message>" on the error stream and exit code 1; bad usage gives exit code 2.
+#include "tools/cli.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "btree/index_file.h"
+#include "keys/key.h"
+#include "tools/csv_reader.h"
+#include "tools/demo.h"
+#include "tools/loader.h"
+#include "tools/stat_format.h"
+
+namespace pbtree::tools {
+
+namespace {
+
+struct KeyArgs {
+  std::string type, key_format;
+  bool descending = false;
+  std::vector<std::string> values;
+};
+
+struct LoadArgs {
+  std::string db, index, type, key_format, input;
+  bool unique = false, descending = false, header = false, progress = false;
+  uint32_t page_size = 0;
+  size_t column = 1, recno_column = 0;
+};
+
+struct StatArgs {
+  std::string db, index;
+  bool json = false;
+};
+
+void run_key(const KeyArgs& a, std::ostream& out) {
+  const TypeSpec type = TypeSpec::parse(a.type);
+  const KeyFormat format =
+      a.key_format.empty() ? default_key_format(type) : parse_key_format(a.key_format);
+  check_key_format(type, format);
+  KeyBuffer key;
+  std::string text;
+  for (const std::string& v : a.values) {
+    build_key(type, format, parse_value(type, v), a.descending, key);
+    text += hex_bytes(key.bytes());
+    text += '\n';
+  }
+  out << text;
+}
+
+void run_load(const LoadArgs& a, std::ostream& err) {
+  IndexDefinition def;
+  def.name = a.index;
+  def.type = TypeSpec::parse(a.type);
+  def.format = a.key_format.empty() ? default_key_format(def.type) : parse_key_format(a.key_format);
+  def.unique = a.unique;
+  def.descending = a.descending;
+  ColumnSource source;
+  source.header = a.header;
+  source.column = a.column;
+  source.recno_column = a.recno_column;
+  load_index_file(a.db, def, a.page_size, a.input, source, a.progress ? &err : nullptr);
+}
+
+void run_stat(const StatArgs& a, std::ostream& out) {
+  auto file = IndexFile::open(a.db);
+  std::vector<IndexInfo> list;
+  if (!a.index.empty()) {
+    auto info = file->find_index(a.index);
+    if (!info) throw UsageError(fmt::format("{}: no index named {}", a.db, a.index));
+    list.push_back(*info);
+  } else {
+    list = file->indexes();
+  }
+  std::string text;
+  if (a.json) text += "[";
+  bool first = true;
+  for (const IndexInfo& info : list) {
+    IndexStats stats = file->analyze(info.def.name);
+    if (a.json) {
+      text += first ? "\n  " : ",\n  ";
+      text += format_json_object(info, stats, file->page_size());
+    } else {
+      text += format_gstat_block(info, stats);
+      text += format_extra_lines(info, stats, file->page_size());
+    }
+    first = false;
+  }
+  if (a.json) text += list.empty() ? "]\n" : "\n]\n";
+  out << text;
+}
+
+}  // namespace
+
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"pbtree: paged B-tree index files with Firebird-format normalized keys"};
+  app.name("pbtree");
+  app.require_subcommand(1);
+
+  KeyArgs key_args;
+  CLI::App* key = app.add_subcommand("key", "Print the normalized key of each value as hex bytes");
+  key->add_option("--type", key_args.type,
+                  "Column type: smallint integer bigint int128 double numeric(P,S) varchar(N)")
+      ->required();
+  key->add_option("--key-format", key_args.key_format,
+                  "Key format: double rescaled-double decimal128 bcd text (default: Firebird 5's)");
+  key->add_flag("--descending", key_args.descending, "Descending key");
+  key->add_option("values", key_args.values, "Values (put -- before negative numbers)")->required();
+
+  LoadArgs load_args;
+  CLI::App* load = app.add_subcommand("load", "Bulk-build one new index from a CSV file");
+  load->add_option("db", load_args.db, "Index file (created if missing)")->required();
+  load->add_option("--index", load_args.index, "Name of the new index")->required();
+  load->add_option("--type", load_args.type, "Column type")->required();
+  load->add_option("--key-format", load_args.key_format, "Key format (default: Firebird 5's)");
+  load->add_flag("--unique", load_args.unique, "Unique index");
+  load->add_flag("--descending", load_args.descending, "Descending index");
+  load->add_option("--page-size", load_args.page_size,
+                   "Page size in bytes for a new file (must match an existing file)");
+  load->add_option("--input", load_args.input, "CSV input, plain or .zst")->required();
+  load->add_flag("--header", load_args.header, "The input's first line is a header");
+  load->add_option("--column", load_args.column, "1-based column of the values (default 1)")
+      ->check(CLI::PositiveNumber);
+  load->add_option("--recno-column", load_args.recno_column,
+                   "1-based column of record numbers (default: row ordinal from 0)")
+      ->check(CLI::PositiveNumber);
+  load->add_flag("--progress", load_args.progress, "Progress messages on stderr");
+
+  StatArgs stat_args;
+  CLI::App* stat = app.add_subcommand("stat", "Print gstat-style statistics of indexes");
+  stat->add_option("db", stat_args.db, "Index file")->required();
+  stat->add_option("--index", stat_args.index, "Only this index");
+  stat->add_flag("--json", stat_args.json, "JSON array of objects instead of text");
+
+  DemoOptions demo_args;
+  CLI::App* demo =
+      app.add_subcommand("demo", "Build the seed and real-data indexes and compare them");
+  demo->add_option("--rows", demo_args.rows, "Rows per data set (default: all)");
+  demo->add_option("--page-size", demo_args.page_size, "Page size in bytes (default 8192)");
+  demo->add_option("--data-dir", demo_args.data_dir, "Data directory (default: found by itself)");
+  demo->add_option("--output", demo_args.output,
+                   "Demo index file (default: <tmp>/pbtree-demo.pbt)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e, out, err);
+    return code == 0 ? 0 : 2;
+  }
+
+  try {
+    if (*key) run_key(key_args, out);
+    if (*load) run_load(load_args, err);
+    if (*stat) run_stat(stat_args, out);
+    if (*demo) run_demo(demo_args, out, err);
+  } catch (const std::exception& e) {
+    out.flush();
+    err << "pbtree: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace pbtree::tools

@@ -1,0 +1,240 @@
+// CsvReader: a growing byte buffer refilled from a ByteSource (file, zstd stream or string),
+// a quote-aware scan for the end of each record, then an in-place split of the record into
+// fields ("" escapes are undone in place, which never lengthens a field).
+#include "tools/csv_reader.h"
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace pbtree::tools {
+
+namespace {
+
+std::string format_message(const std::string& file, uint64_t line, const std::string& what) {
+  if (line == 0) return file + ": " + what;
+  return file + ":" + std::to_string(line) + ": " + what;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+class FileSource : public ByteSource {
+ public:
+  explicit FileSource(const std::string& path) : path_(path) {
+    file_ = std::fopen(path.c_str(), "rb");
+    if (file_ == nullptr)
+      throw InputError(path, 0, std::string("cannot open: ") + std::strerror(errno));
+  }
+  ~FileSource() override { std::fclose(file_); }
+  size_t read(char* buf, size_t n) override {
+    size_t got = std::fread(buf, 1, n, file_);
+    if (got == 0 && std::ferror(file_)) {
+      throw InputError(path_, 0, std::string("read error: ") + std::strerror(errno));
+    }
+    return got;
+  }
+
+ private:
+  std::string path_;
+  std::FILE* file_ = nullptr;
+};
+
+class ZstdSource : public ByteSource {
+ public:
+  explicit ZstdSource(const std::string& path)
+      : file_(path), in_(ZSTD_DStreamInSize()), stream_(ZSTD_createDStream()) {
+    if (stream_ == nullptr) throw InputError(path, 0, "zstd: out of memory");
+    ZSTD_initDStream(stream_);
+    path_ = path;
+  }
+  ~ZstdSource() override { ZSTD_freeDStream(stream_); }
+  size_t read(char* buf, size_t n) override {
+    ZSTD_outBuffer out{buf, n, 0};
+    while (out.pos == 0) {
+      if (in_buf_.pos == in_buf_.size && !in_eof_) {
+        size_t got = file_.read(in_.data(), in_.size());
+        in_buf_ = ZSTD_inBuffer{in_.data(), got, 0};
+        if (got == 0) in_eof_ = true;
+      }
+      size_t r = ZSTD_decompressStream(stream_, &out, &in_buf_);
+      if (ZSTD_isError(r)) throw InputError(path_, 0, std::string("zstd: ") + ZSTD_getErrorName(r));
+      if (in_eof_ && out.pos == 0) {
+        if (last_ != 0) throw InputError(path_, 0, "zstd: truncated compressed data");
+        return 0;
+      }
+      last_ = r;
+    }
+    return out.pos;
+  }
+
+ private:
+  FileSource file_;
+  std::string path_;
+  std::vector<char> in_;
+  ZSTD_DStream* stream_;
+  ZSTD_inBuffer in_buf_{nullptr, 0, 0};
+  bool in_eof_ = false;
+  size_t last_ = 0;  // last ZSTD_decompressStream result: 0 at a frame end
+};
+
+class StringSource : public ByteSource {
+ public:
+  explicit StringSource(std::string_view text) : text_(text) {}
+  size_t read(char* buf, size_t n) override {
+    size_t k = std::min(n, text_.size() - pos_);
+    std::memcpy(buf, text_.data() + pos_, k);
+    pos_ += k;
+    return k;
+  }
+
+ private:
+  std::string text_;
+  size_t pos_ = 0;
+};
+
+constexpr size_t kInitialBuffer = size_t{1} << 20;
+
+}  // namespace
+
+InputError::InputError(const std::string& file, uint64_t line, const std::string& what)
+    : std::runtime_error(format_message(file, line, what)), file_(file), line_(line) {}
+
+CsvReader::CsvReader(std::unique_ptr<ByteSource> source, std::string name)
+    : source_(std::move(source)), name_(std::move(name)), buf_(kInitialBuffer) {}
+
+CsvReader::CsvReader(const std::string& path)
+    : CsvReader(ends_with(path, ".zst") ? std::unique_ptr<ByteSource>(new ZstdSource(path))
+                                        : std::unique_ptr<ByteSource>(new FileSource(path)),
+                path) {}
+
+CsvReader CsvReader::from_string(std::string_view text, const std::string& name) {
+  return CsvReader(std::make_unique<StringSource>(text), name);
+}
+
+CsvReader::CsvReader(CsvReader&&) noexcept = default;
+CsvReader::~CsvReader() = default;
+
+bool CsvReader::fill() {
+  if (eof_) return false;
+  if (pos_ > 0) {
+    std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+    end_ -= pos_;
+    pos_ = 0;
+  }
+  if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);
+  size_t got = source_->read(buf_.data() + end_, buf_.size() - end_);
+  if (got == 0) {
+    eof_ = true;
+    return false;
+  }
+  end_ += got;
+  return true;
+}
+
+bool CsvReader::next() {
+  if (pos_ == end_ && !fill()) return false;
+  // Find the record end: a '\n' outside quotes. A quote opens only at a field start or right
+  // after a closing quote (the "" escape); stray quotes are left for parse_record to report.
+  size_t i = pos_;
+  bool in_quotes = false, at_start = true, just_closed = false;
+  uint64_t inner_newlines = 0;
+  bool found = false;
+  for (;;) {
+    const char* p = buf_.data();
+    for (; i < end_; ++i) {
+      char c = p[i];
+      if (c == '"') {
+        if (in_quotes) {
+          in_quotes = false;
+          just_closed = true;
+        } else if (at_start || just_closed) {
+          in_quotes = true;
+          just_closed = false;
+        }
+        at_start = false;
+      } else if (in_quotes) {
+        if (c == '\n') ++inner_newlines;
+      } else {
+        just_closed = false;
+        if (c == '\n') {
+          found = true;
+          break;
+        }
+        at_start = c == ',';
+      }
+    }
+    if (found) break;
+    const size_t offset = i - pos_;
+    const bool more = fill();  // may move the unread data to the buffer start
+    i = pos_ + offset;
+    if (!more) {
+      if (in_quotes) throw InputError(name_, next_line_, "unterminated quoted field");
+      break;
+    }
+  }
+  record_line_ = next_line_;
+  next_line_ += inner_newlines + 1;
+  size_t record_end = i;
+  size_t content_end = record_end;
+  if (content_end > pos_ && buf_[content_end - 1] == '\r') --content_end;
+  parse_record(pos_, content_end);
+  pos_ = found ? record_end + 1 : record_end;
+  return true;
+}
+
+void CsvReader::parse_record(size_t begin, size_t end) {
+  fields_.clear();
+  quoted_.clear();
+  char* b = buf_.data();
+  auto line_at = [&](size_t at) {
+    return record_line_ + static_cast<uint64_t>(std::count(b + begin, b + at, '\n'));
+  };
+  size_t p = begin;
+  for (;;) {
+    if (p < end && b[p] == '"') {
+      size_t w = p, r = p + 1;
+      for (;;) {
+        if (r >= end) throw InputError(name_, line_at(p), "unterminated quoted field");
+        if (b[r] == '"') {
+          if (r + 1 < end && b[r + 1] == '"') {
+            b[w++] = '"';
+            r += 2;
+            continue;
+          }
+          ++r;
+          break;
+        }
+        b[w++] = b[r++];
+      }
+      fields_.emplace_back(b + p, w - p);
+      quoted_.push_back(1);
+      if (r == end) return;
+      if (b[r] != ',') {
+        throw InputError(
+            name_, line_at(r),
+            "unexpected character after closing quote in field " + std::to_string(fields_.size()));
+      }
+      p = r + 1;
+    } else {
+      size_t q = p;
+      while (q < end && b[q] != ',') {
+        if (b[q] == '"') {
+          throw InputError(name_, line_at(q),
+                           "quote inside unquoted field " + std::to_string(fields_.size() + 1));
+        }
+        ++q;
+      }
+      fields_.emplace_back(b + p, q - p);
+      quoted_.push_back(0);
+      if (q == end) return;
+      p = q + 1;
+    }
+  }
+}
+
+}  // namespace pbtree::tools

@@ -1,0 +1,131 @@
+// read_entries / load_index_file: CSV rows -> (normalized key, record number, line) entries
+// -> IndexFile::bulk_load, with every input error reported as "<file>:<line>: <what>".
+#include "tools/loader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <ostream>
+
+namespace pbtree::tools {
+
+namespace {
+
+uint64_t parse_recno(std::string_view text, const CsvReader& reader, size_t column) {
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() ||
+      v > kMaxRecordNumber) {
+    throw InputError(reader.name(), reader.line(),
+                     fmt::format("bad record number '{}' in column {} (want an integer 0..{})",
+                                 text, column, kMaxRecordNumber));
+  }
+  return v;
+}
+
+}  // namespace
+
+uint64_t read_entries(CsvReader& reader, const ColumnSource& source, EntryBatch& batch) {
+  if (source.column == 0) throw InputError(reader.name(), 0, "columns are numbered from 1");
+  KeyBuffer key;
+  uint64_t row = 0;
+  bool skip_header = source.header;
+  const size_t need = std::max(source.column, source.recno_column);
+  while ((source.max_rows == 0 || row < source.max_rows) && reader.next()) {
+    if (skip_header) {
+      skip_header = false;
+      continue;
+    }
+    if (reader.field_count() < need) {
+      throw InputError(reader.name(), reader.line(),
+                       fmt::format("missing column {} (the record has {} field{})", need,
+                                   reader.field_count(), reader.field_count() == 1 ? "" : "s"));
+    }
+    const size_t c = source.column - 1;
+    try {
+      Value value = reader.is_null(c) ? Value::null() : parse_value(source.type, reader.field(c));
+      build_key(source.type, source.format, value, source.descending, key);
+      check_key_length(key.length, source.page_size);
+    } catch (const KeyError& e) {
+      throw InputError(reader.name(), reader.line(),
+                       fmt::format("column {}: {}", source.column, e.what()));
+    }
+    uint64_t recno;
+    if (source.recno_column != 0) {
+      recno = parse_recno(reader.field(source.recno_column - 1), reader, source.recno_column);
+    } else {
+      recno = source.recno_of_row ? source.recno_of_row(row) : row;
+      if (recno > kMaxRecordNumber) {
+        throw InputError(reader.name(), reader.line(),
+                         "too many rows: record number over 2^40 - 1");
+      }
+    }
+    batch.add(key.bytes(), recno, reader.line());
+    ++row;
+  }
+  return row;
+}
+
+IndexInfo bulk_load_from(IndexFile& file, const IndexDefinition& def, EntryBatch& batch,
+                         const std::string& input_name) {
+  try {
+    return file.bulk_load(def, batch);
+  } catch (const DuplicateKeyError& e) {
+    uint64_t later = std::max(e.tag_a, e.tag_b), earlier = std::min(e.tag_a, e.tag_b);
+    throw InputError(input_name, later, fmt::format("{} (same key as line {})", e.what(), earlier));
+  }
+}
+
+IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def,
+                          uint32_t page_size, const std::string& input, ColumnSource source,
+                          std::ostream* progress) {
+  check_key_format(def.type, def.format);
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(db_path, ec);
+  std::unique_ptr<IndexFile> file;
+  if (exists) {
+    file = IndexFile::open_or_create(db_path, page_size);
+    if (file->find_index(def.name)) {
+      throw UsageError(fmt::format("{}: index {} already exists", db_path, def.name));
+    }
+    page_size = file->page_size();
+  } else {
+    if (page_size == 0) page_size = kDefaultPageSize;
+    if (std::find(std::begin(kPageSizes), std::end(kPageSizes), page_size) ==
+        std::end(kPageSizes)) {
+      throw UsageError(
+          fmt::format("page size {} not supported (4096, 8192, 16384 or 32768)", page_size));
+    }
+  }
+  check_index_key_limit(def.type, def.format, def.descending, page_size);
+  source.type = def.type;
+  source.format = def.format;
+  source.descending = def.descending;
+  source.page_size = page_size;
+
+  CsvReader reader(input);
+  EntryBatch batch;
+  uint64_t rows = read_entries(reader, source, batch);
+  if (progress) *progress << fmt::format("pbtree: read {} rows from {}\n", rows, input);
+
+  bool created = false;
+  if (!file) {
+    file = IndexFile::open_or_create(db_path, page_size);
+    created = true;
+  }
+  try {
+    IndexInfo info = bulk_load_from(*file, def, batch, input);
+    if (progress) *progress << fmt::format("pbtree: built index {} ({} entries)\n", def.name, rows);
+    return info;
+  } catch (...) {
+    if (created) {
+      file.reset();
+      std::filesystem::remove(db_path, ec);
+    }
+    throw;
+  }
+}
+
+}  // namespace pbtree::tools

@@ -1,0 +1,50 @@
+// Turning CSV input into index entries and index files: the shared core of `pbtree load`
+// and `pbtree demo`. All input is parsed and encoded before the index file is touched, so a
+// bad row leaves the file exactly as it was.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "btree/index_file.h"
+#include "keys/key.h"
+#include "tools/csv_reader.h"
+
+namespace pbtree::tools {
+
+/// How to read one index's entries from a CSV input.
+struct ColumnSource {
+  TypeSpec type;
+  KeyFormat format = KeyFormat::Double;
+  bool descending = false;
+  uint32_t page_size = kDefaultPageSize;  ///< bytes; keys must be shorter than page_size / 4
+  bool header = false;                    ///< skip the first record
+  size_t column = 1;                      ///< 1-based column holding the value
+  size_t recno_column = 0;                ///< 1-based column holding the record number; 0: none
+  uint64_t max_rows = 0;                  ///< stop after this many data rows; 0: all
+  /// Record number of the 0-based data row `row` when recno_column is 0; nullptr: row itself.
+  uint64_t (*recno_of_row)(uint64_t row) = nullptr;
+};
+
+/// Reads every data record of `reader`: parses the value (an empty unquoted field is NULL),
+/// builds its normalized key, and appends (key, record number, input line as tag) to
+/// `batch`. Returns the number of rows read. Throws InputError "<file>:<line>: <what>" on a
+/// missing column, a malformed or out-of-range value, a key of page_size / 4 bytes or more,
+/// or a bad record number (not an integer in 0 .. 2^40 - 1).
+uint64_t read_entries(CsvReader& reader, const ColumnSource& source, EntryBatch& batch);
+
+/// Bulk-builds `def` in `file` from `batch`, turning DuplicateKeyError into an InputError on
+/// the later of the two input lines ("<input>:<line>: <what> (same key as line <n>)").
+IndexInfo bulk_load_from(IndexFile& file, const IndexDefinition& def, EntryBatch& batch,
+                         const std::string& input_name);
+
+/// `pbtree load` as a function: opens or creates `db_path` and builds one new index from the
+/// CSV file `input`. page_size 0 means the file's (existing) or kDefaultPageSize (new). On
+/// any error the file is left as it was, and a file this call created is removed. Throws
+/// InputError, UsageError, KeyError, IoError, CorruptError. `progress`: optional stream for
+/// progress messages.
+IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def,
+                          uint32_t page_size, const std::string& input, ColumnSource source,
+                          std::ostream* progress);
+
+}  // namespace pbtree::tools

@@ -1,0 +1,43 @@
+// Printing index statistics: Firebird 3's gstat index block (exact layout of
+// ../shared/reference/firebird-format.md §3.3; src/utilities/gstat/dba.epp, Firebird 3.0-5.0),
+// pbtree's own lines after it, JSON, and the demo's comparison table.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "btree/index_file.h"
+
+namespace pbtree::tools {
+
+/// gstat's index block: "    Index NAME (id)\n", six TAB-indented lines of figures, five fill
+/// distribution lines ("\t     0 - 19% = n" ...), then an empty line. Doubles are %.2f.
+std::string format_gstat_block(const IndexInfo& info, const IndexStats& stats);
+
+/// pbtree's lines printed after the block:
+/// "\tType: bigint, key format: rescaled-double, unique, page size 8192\n"
+/// "\tIndex pages: N, bytes per entry: x.xx, average leaf fill: x.xx\n" and an empty line.
+std::string format_extra_lines(const IndexInfo& info, const IndexStats& stats, uint32_t page_size);
+
+/// One JSON object with keys name, id, type, key_format, unique, descending, page_size,
+/// root_page, depth, leaf_buckets, nodes, avg_node_length, total_dup, max_dup,
+/// avg_key_length, compression_ratio, avg_prefix_length, avg_data_length,
+/// clustering_factor, clustering_ratio, fill_distribution (array of 5 counts), index_pages,
+/// bytes_per_entry, avg_leaf_fill. Non-finite doubles are written as null.
+std::string format_json_object(const IndexInfo& info, const IndexStats& stats, uint32_t page_size);
+
+/// `s` as a JSON string literal, quotes included.
+std::string json_string(std::string_view s);
+
+/// One row of the comparison table.
+struct TableRow {
+  IndexInfo info;
+  IndexStats stats;
+};
+
+/// Aligned table: index, type, key format, depth, leaf buckets, avg node length, avg key
+/// length, compression ratio, bytes per entry; a header line, a rule, one line per row.
+std::string format_comparison_table(const std::vector<TableRow>& rows);
+
+}  // namespace pbtree::tools
