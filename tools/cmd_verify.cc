@@ -177,6 +177,12 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
       }
     }
   }
+  // BTree::verify and the walk may both see the same corrupt page.
+  std::vector<std::string> unique;
+  for (std::string& v : violations) {
+    if (std::find(unique.begin(), unique.end(), v) == unique.end()) unique.push_back(std::move(v));
+  }
+  violations = std::move(unique);
   if (!violations.empty()) {
     std::string text;
     for (const std::string& v : violations) text += "violation: " + v + "\n";

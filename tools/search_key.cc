@@ -313,6 +313,17 @@ bool key_in_range(std::span<const uint8_t> key, const ScanRange& range, bool des
   return true;
 }
 
+bool compound_leading_equal(std::span<const uint8_t> key, std::span<const uint8_t> search,
+                            size_t index_segments, size_t search_segments, bool descending) {
+  if (key.size() < search.size() || !std::equal(search.begin(), search.end(), key.begin())) {
+    return false;
+  }
+  if (key.size() == search.size()) return true;
+  uint8_t next = key[search.size()];
+  if (descending) next = static_cast<uint8_t>(~next);
+  return next != index_segments - search_segments + 1;
+}
+
 ScanPlan plan_scan(const IndexDefinition& def, const ScanRequest& req) {
   ScanPlan plan;
   plan.skip_nulls = req.from || req.to || req.from_null || req.to_null || req.starting_with;

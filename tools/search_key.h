@@ -85,6 +85,15 @@ ScanPlan plan_scan(const IndexDefinition& def, const ScanRequest& request);
 /// True if `key` lies within the bounds of `range` (index order, `descending` index).
 bool key_in_range(std::span<const uint8_t> key, const ScanRange& range, bool descending);
 
+/// Compound keys (§1.11): a search on the first `search_segments` of `index_segments`
+/// segments uses the key `search` built by build_compound_key (for_search, not
+/// starting_with) as a prefix. A stored key with that prefix may still continue the last
+/// searched segment (its next byte is that segment's marker, index_segments -
+/// search_segments + 1; inverted on descending indexes): such a key holds a longer value and
+/// is not equal. Returns true if `key` starts with `search` and does not continue it so.
+bool compound_leading_equal(std::span<const uint8_t> key, std::span<const uint8_t> search,
+                            size_t index_segments, size_t search_segments, bool descending);
+
 /// The NULL key of an index: empty (ascending) or FF (descending).
 std::vector<uint8_t> null_key(bool descending);
 
