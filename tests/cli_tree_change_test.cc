@@ -71,7 +71,7 @@ TEST_F(CliChangeTest, InsertExistingPairFails) {
 TEST_F(CliChangeTest, InsertMalformedValueFails) {
   const std::string before = read_bytes(db_);
   expect_error(run({"insert", db_, "--index", "I", "1.5", "20"}), before,
-               "malformed integer '1.5'");
+               "value '1.5' is not an integer: integer takes whole numbers only");
 }
 
 TEST_F(CliChangeTest, InsertOutOfRangeValueFails) {
@@ -156,8 +156,10 @@ TEST_F(CliChangeTest, AppendNoSuchIndexFails) {
 TEST_F(CliChangeTest, AppendMalformedRowChangesNothing) {
   const std::string in = dir_.write("more.csv", "8,20\nx,21\n");
   const std::string before = read_bytes(db_);
-  expect_error(run({"load", db_, "--index", "I", "--append", "--input", in, "--recno-column", "2"}),
-               before, in + ":2: column 1: malformed integer 'x'");
+  expect_error(
+      run({"load", db_, "--index", "I", "--append", "--input", in, "--recno-column", "2"}), before,
+      in + ":2: column 1: malformed integer 'x' for integer (expected an optional sign and "
+           "decimal digits)");
 }
 
 TEST_F(CliChangeTest, AppendDuplicateWithinInputFails) {

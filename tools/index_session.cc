@@ -19,6 +19,10 @@ namespace pbtree::tools {
 
 namespace {
 
+// Page cache of one session: small, since a command touches few pages (and a large arena
+// costs page faults at every start).
+constexpr size_t kSessionPoolBytes = size_t{4} << 20;
+
 // Pages at the end of the file, or ones released earlier in this session (lowest first).
 class AppendAllocator : public PageAllocator {
  public:
@@ -88,7 +92,7 @@ std::unique_ptr<IndexSession> IndexSession::open(const std::string& path, const 
                           info->def.descending);
   }
   impl->pool =
-      std::make_unique<BufferPool>(file, BufferPool::frames_for(BufferPool::kDefaultBytes, ps));
+      std::make_unique<BufferPool>(file, BufferPool::frames_for(kSessionPoolBytes, ps));
   impl->alloc = std::make_unique<AppendAllocator>(bound);
   Impl* im = impl.get();
   impl->tree =
