@@ -26,6 +26,13 @@ int compare_entry(std::span<const uint8_t> a, uint64_t ra, std::span<const uint8
   return ra < rb ? -1 : (ra > rb ? 1 : 0);
 }
 
+// key = key[0, prefix) + data[0, length).
+inline void append_suffix(std::vector<uint8_t>& key, uint32_t prefix, const uint8_t* data,
+                          uint32_t length) {
+  key.resize(size_t{prefix} + length);
+  if (length != 0) std::memcpy(key.data() + prefix, data, length);
+}
+
 bool starts_with(std::span<const uint8_t> key, std::span<const uint8_t> prefix) {
   return key.size() >= prefix.size() &&
          (prefix.empty() || std::memcmp(key.data(), prefix.data(), prefix.size()) == 0);
@@ -125,8 +132,7 @@ bool live_btree_page(const uint8_t* page, int level) {
 // Construction
 
 BTree::BTree(BufferPool& pool, PageAllocator& allocator, uint32_t root, IndexDefinition def,
-             uint8_t index_id, uint16_t jump_interval,
-             std::function<void(uint32_t)> on_root_change)
+             uint8_t index_id, uint16_t jump_interval, std::function<void(uint32_t)> on_root_change)
     : pool_(pool),
       allocator_(allocator),
       root_(root),
@@ -208,7 +214,6 @@ PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& f
   }
 }
 
-
 PageRef BTree::descend_edge(bool rightmost) const {
   for (;;) {
     ReadLatch cur(latch_root(), std::adopt_lock);
@@ -263,18 +268,23 @@ IndexNode node_with_key(const uint8_t* page, uint32_t page_size, uint32_t offset
   const uint16_t length = get_u16(page + 30);
   uint32_t pos = first_node_offset(page);
   key.clear();
-  if (page[38] != 0) {
-    for (JumpEntry& j : decode_jump_table(page, page_size)) {
-      if (j.node_offset > offset) break;
-      pos = j.node_offset;
-      key = std::move(j.key);
-    }
+  // Walk the jump table (keys prefix-compressed among themselves) to the last target at or
+  // before `offset`; `key` ends as that target's jump key.
+  const uint32_t first = pos;
+  uint32_t jpos = kBtreeHeaderSize;
+  for (uint32_t i = 0; i < page[38]; ++i) {
+    JumpNode j = decode_jump_node(page, first, jpos);
+    jpos += j.size;
+    if (j.node_offset > offset) break;
+    if (j.prefix > key.size()) corrupt(page, fmt::format("jump node {}: bad prefix", i));
+    append_suffix(key, j.prefix, j.data, j.length);
+    pos = j.node_offset;
   }
+  (void)page_size;
   for (;;) {
     IndexNode n = decode_node(page, length, pos, leaf);
     if (n.prefix > key.size()) corrupt(page, fmt::format("node at offset {}: bad prefix", pos));
-    key.resize(n.prefix);
-    key.insert(key.end(), n.data, n.data + n.length);
+    append_suffix(key, n.prefix, n.data, n.length);
     if (pos >= offset || n.is_marker()) return n;
     pos = n.end();
   }
@@ -302,9 +312,9 @@ struct CursorOps {
       IndexNode n;
       if (key_known) {
         n = decode_node(d, get_u16(d + 30), offset, true);
-        if (n.prefix > c.key_.size()) corrupt(d, fmt::format("node at offset {}: bad prefix", offset));
-        c.key_.resize(n.prefix);
-        c.key_.insert(c.key_.end(), n.data, n.data + n.length);
+        if (n.prefix > c.key_.size())
+          corrupt(d, fmt::format("node at offset {}: bad prefix", offset));
+        append_suffix(c.key_, n.prefix, n.data, n.length);
       } else {
         n = node_with_key(d, ps, offset, c.key_);
       }
@@ -384,8 +394,7 @@ struct CursorOps {
         IndexNode n = decode_node(d, length, pos, true);
         if (n.is_marker()) break;
         if (n.prefix > key.size()) corrupt(d, fmt::format("node at offset {}: bad prefix", pos));
-        key.resize(n.prefix);
-        key.insert(key.end(), n.data, n.data + n.length);
+        append_suffix(key, n.prefix, n.data, n.length);
         c.cache_.push_back(Cursor::Cached{pos, n.recno, static_cast<uint32_t>(c.cache_keys_.size()),
                                           static_cast<uint32_t>(key.size())});
         c.cache_keys_.insert(c.cache_keys_.end(), key.begin(), key.end());
@@ -586,7 +595,6 @@ bool BTree::contains(std::span<const uint8_t> key, uint64_t recno) const {
          compare_index_keys(c.key(), key, def_.descending) == 0;
 }
 
-
 // ------------------------------------------------------------------------------------------
 // Writer
 
@@ -668,8 +676,7 @@ struct TreeWriter {
     std::vector<uint8_t>& xkey = scratch_key2_;
     xkey.assign(prev.begin(), prev.begin() + x.prefix);
     xkey.insert(xkey.end(), x.data, x.data + x.length);
-    if (!x.is_end_level() &&
-        compare_entry(xkey, x.recno, key, recno, t.def_.descending) == 0) {
+    if (!x.is_end_level() && compare_entry(xkey, x.recno, key, recno, t.def_.descending) == 0) {
       throw UsageError(fmt::format("index \"{}\" already holds key {} with record number {}",
                                    t.def_.name, hex_bytes_local(key), recno));
     }
@@ -895,8 +902,8 @@ struct TreeWriter {
     }
     if (s == 0) s = choose_split(img);
     if (s == 0) {
-      throw CorruptError(fmt::format("{}: page {}: cannot split {} entries",
-                                     t.pool_.file().path(), page_no, n));
+      throw CorruptError(
+          fmt::format("{}: page {}: cannot split {} entries", t.pool_.file().path(), page_no, n));
     }
     auto [left, right] = halves(img, s);
     const uint32_t new_page = t.allocator_.allocate();
@@ -1114,10 +1121,10 @@ struct TreeWriter {
 void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   const uint32_t ps = pool_.page_size();
   if (key.size() >= ps / 4) {
-    throw KeyError(fmt::format(
-        "key size {} exceeds implementation restriction: keys must be shorter than "
-        "page_size/4 = {} bytes (page size {})",
-        key.size(), ps / 4, ps));
+    throw KeyError(
+        fmt::format("key size {} exceeds implementation restriction: keys must be shorter than "
+                    "page_size/4 = {} bytes (page size {})",
+                    key.size(), ps / 4, ps));
   }
   if (recno > kMaxRecordNumber) {
     throw UsageError(fmt::format("record number {} exceeds 40 bits", recno));
@@ -1137,10 +1144,10 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   uint32_t leaf = w.descend(key, recno);
   if (w.insert_in_place(leaf, key, recno)) return;
   BtreePageImage img = w.read(leaf);
-  auto it = std::lower_bound(img.entries.begin(), img.entries.end(), 0,
-                             [&](const PageEntry& e, int) {
-                               return compare_entry(e.key, e.recno, key, recno, def_.descending) < 0;
-                             });
+  auto it =
+      std::lower_bound(img.entries.begin(), img.entries.end(), 0, [&](const PageEntry& e, int) {
+        return compare_entry(e.key, e.recno, key, recno, def_.descending) < 0;
+      });
   if (it != img.entries.end() &&
       compare_entry(it->key, it->recno, key, recno, def_.descending) == 0) {
     throw UsageError(fmt::format("index \"{}\" already holds key {} with record number {}",
@@ -1158,10 +1165,10 @@ void BTree::remove(std::span<const uint8_t> key, uint64_t recno) {
   uint32_t leaf = w.descend(key, recno);
   if (w.remove_in_place(leaf, key, recno)) return;
   BtreePageImage img = w.read(leaf);
-  auto it = std::lower_bound(img.entries.begin(), img.entries.end(), 0,
-                             [&](const PageEntry& e, int) {
-                               return compare_entry(e.key, e.recno, key, recno, def_.descending) < 0;
-                             });
+  auto it =
+      std::lower_bound(img.entries.begin(), img.entries.end(), 0, [&](const PageEntry& e, int) {
+        return compare_entry(e.key, e.recno, key, recno, def_.descending) < 0;
+      });
   if (it == img.entries.end() ||
       compare_entry(it->key, it->recno, key, recno, def_.descending) != 0) {
     throw UsageError(fmt::format("index \"{}\" holds no key {} with record number {}", def_.name,
@@ -1170,7 +1177,6 @@ void BTree::remove(std::span<const uint8_t> key, uint64_t recno) {
   w.remove_at(0, leaf, img, static_cast<size_t>(it - img.entries.begin()));
   w.finish();
 }
-
 
 // ------------------------------------------------------------------------------------------
 // Structural check
@@ -1181,8 +1187,8 @@ TreeCheck BTree::verify() const {
   const bool desc = def_.descending;
   TreeCheck check;
   auto fail = [&](uint32_t page, const std::string& what) {
-    throw CorruptError(fmt::format("{}: index \"{}\": page {}: {}", pool_.file().path(),
-                                   def_.name, page, what));
+    throw CorruptError(
+        fmt::format("{}: index \"{}\": page {}: {}", pool_.file().path(), def_.name, page, what));
   };
   auto load = [&](uint32_t page_no) {
     PageRef ref = pool_.pin(page_no);
@@ -1219,22 +1225,27 @@ TreeCheck BTree::verify() const {
       const uint32_t page_no = expected[k].page;
       BtreePageImage img = page_no == root_page ? root_img : load(page_no);
       const BtreeHeader& h = img.header;
-      if (h.level != level) fail(page_no, fmt::format("level {} where {} expected", h.level, level));
+      if (h.level != level)
+        fail(page_no, fmt::format("level {} where {} expected", h.level, level));
       if (h.left_sibling != prev_page) {
-        fail(page_no, fmt::format("left sibling {} but page {} precedes it", h.left_sibling, prev_page));
+        fail(page_no,
+             fmt::format("left sibling {} but page {} precedes it", h.left_sibling, prev_page));
       }
       if (k > 0) {
         // The previous page's right link and END_BUCKET copy.
         if (!prev_end_bucket) fail(prev_page, "END_LEVEL before the end of the level");
         if (img.entries.empty()) fail(page_no, "empty non-root page");
         const PageEntry& f = img.entries[0];
-        if (!(*prev_end_bucket == f)) fail(prev_page, "END_BUCKET differs from the right sibling's first node");
+        if (!(*prev_end_bucket == f))
+          fail(prev_page, "END_BUCKET differs from the right sibling's first node");
       }
       if (k + 1 < expected.size() && h.sibling != expected[k + 1].page) {
-        fail(page_no, fmt::format("right sibling {} but page {} follows it", h.sibling, expected[k + 1].page));
+        fail(page_no, fmt::format("right sibling {} but page {} follows it", h.sibling,
+                                  expected[k + 1].page));
       }
       if (k + 1 == expected.size() && h.sibling != 0) {
-        fail(page_no, fmt::format("right sibling {} beyond the last child of the level above", h.sibling));
+        fail(page_no,
+             fmt::format("right sibling {} beyond the last child of the level above", h.sibling));
       }
       if (expected[k].sep) {
         if (img.entries.empty() || img.entries[0].key != expected[k].sep->key ||
@@ -1246,9 +1257,11 @@ TreeCheck BTree::verify() const {
         const PageEntry& e = img.entries[i];
         const bool degenerate = level > 0 && k == 0 && i == 0;
         if (degenerate) {
-          if (!e.key.empty() || e.recno != 0) fail(page_no, "first node of a leftmost non-leaf page is not degenerate");
+          if (!e.key.empty() || e.recno != 0)
+            fail(page_no, "first node of a leftmost non-leaf page is not degenerate");
         } else {
-          const PageEntry* before = i > 0 ? &img.entries[i - 1] : (prev_last ? &*prev_last : nullptr);
+          const PageEntry* before =
+              i > 0 ? &img.entries[i - 1] : (prev_last ? &*prev_last : nullptr);
           bool before_degenerate = level > 0 && k == 0 && i == 1;
           if (before && !before_degenerate &&
               compare_entry(before->key, before->recno, e.key, e.recno, desc) >= 0) {
@@ -1256,7 +1269,8 @@ TreeCheck BTree::verify() const {
           }
         }
         if (level > 0) {
-          next.push_back(Expected{e.page_number, degenerate ? std::nullopt : std::optional<PageEntry>(e)});
+          next.push_back(
+              Expected{e.page_number, degenerate ? std::nullopt : std::optional<PageEntry>(e)});
         }
       }
       if (img.end_bucket && !img.entries.empty() &&

@@ -27,9 +27,9 @@ class BufferPool;
 /// One cached page and its bookkeeping. Only BufferPool creates frames.
 struct Frame {
   uint32_t page_no = 0;
-  bool in_use = false;         ///< holds a page (page_no valid); guarded by the pool mutex
-  bool referenced = false;     ///< CLOCK bit; guarded by the pool mutex
-  int pins = 0;                ///< guarded by the pool mutex
+  bool in_use = false;      ///< holds a page (page_no valid); guarded by the pool mutex
+  bool referenced = false;  ///< CLOCK bit; guarded by the pool mutex
+  int pins = 0;             ///< guarded by the pool mutex
   std::atomic<bool> dirty{false};
   std::atomic<uint64_t> version{0};  ///< bumped by every mark_dirty()
   std::shared_mutex latch;           ///< protects the page bytes

