@@ -5,7 +5,8 @@
 // page reachable twice, (key, record number) strictly ascending along the whole leaf level
 // (so record numbers are unique per key and ascending within a run of duplicates), no two
 // equal non-NULL keys in a unique index. Over the whole file: every page is the header, the
-// index root page, a page of exactly one index, or a free page (type 9).
+// index root page, a page of exactly one index, or a free page (type 9, or a released
+// b-tree page).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -169,7 +170,10 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
         violations.push_back(e.what());
         continue;
       }
-      if (buf[0] == static_cast<uint8_t>(PageType::Free)) {
+      // Free pages: type 9, or b-tree pages the tree released (btr_released) and nothing
+      // reused yet.
+      if (buf[0] == static_cast<uint8_t>(PageType::Free) ||
+          (buf[0] == static_cast<uint8_t>(PageType::Btree) && (buf[1] & kPageReleased))) {
         ++free_pages;
       } else {
         violations.push_back(fmt::format("page {} ({}): not reachable from any index and not free",
