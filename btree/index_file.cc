@@ -1,7 +1,10 @@
 // IndexFile: opening and creating pbtree files (page 0 header, page 1 index root page; see
 // page/file_format.h), bulk-building indexes (btree/bulk_build.h) and gstat statistics
-// (btree/stats.h). A bulk load writes its new pages at the end of the file, syncs, then
-// rewrites the index root page and the header (the commit point) and syncs again.
+// (btree/stats.h). A writable file runs with its write-ahead log (page/wal.h): changed pages
+// go to "<db>-wal" and reach the file at a checkpoint (flush(), the end of a bulk load), which
+// also rewrites the header (checkpoint counter, page count, the checkpoint's cost counters).
+// A bulk load writes its new pages straight into the file beyond every page in use (nothing
+// refers to them yet), syncs, then checkpoints the index root page and header.
 #include "btree/index_file.h"
 
 #include <fmt/format.h>
@@ -12,8 +15,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <map>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 
 #include "btree/btree.h"
@@ -123,7 +126,27 @@ struct IndexFile::Impl {
   std::unique_ptr<BufferPool> pool;
   std::unique_ptr<FileAllocator> allocator;
   std::map<std::string, std::unique_ptr<BTree>> trees;
-  bool dirty = false;  // roots or page count changed since the last flush
+  bool dirty = false;    // roots or page count changed since the last flush
+  CheckpointStats last;  // the last checkpoint's cost (from the header until one runs here)
+
+  // Checkpoint: the log's pages plus a new header (counter + 1, page count, cost counters)
+  // go into the file. `extra_pages` were written straight into the file beforehand (bulk
+  // load) and are counted in the cost. Throws IoError.
+  void checkpoint(FileHeader h, uint32_t extra_pages) {
+    ++h.checkpoint;
+    CheckpointStats done =
+        file.checkpoint(h.checkpoint, h.page_count, [&](const CheckpointStats& st, uint8_t* page) {
+          h.last_pages_written = st.pages_written + extra_pages;
+          h.last_bytes_written = st.bytes_written + uint64_t{extra_pages} * h.page_size;
+          h.last_bytes_synced = st.bytes_synced + uint64_t{extra_pages} * h.page_size;
+          encode_header_page(h, page);
+        });
+    header = h;
+    last = done;
+    last.pages_written = h.last_pages_written;
+    last.bytes_written = h.last_bytes_written;
+    last.bytes_synced = h.last_bytes_synced;
+  }
 
   // Writes the pool's dirty pages (no sync), so direct file reads see them.
   void write_back() {
@@ -164,9 +187,9 @@ IndexFile::~IndexFile() {
   }
 }
 
-std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, bool writable) {
-  auto impl = std::make_unique<Impl>(
-      Impl{PageFile::open(path, writable), writable, {}, {}, 0, nullptr, nullptr, {}, false});
+std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, bool writable, Io& io) {
+  auto impl = std::make_unique<Impl>(Impl{
+      PageFile::open(path, writable, io), writable, {}, {}, 0, nullptr, nullptr, {}, false, {}});
   PageFile& file = impl->file;
   uint64_t size = file.file_size();
   uint8_t prefix[kHeaderPrefixSize] = {};
@@ -176,7 +199,7 @@ std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, bool writabl
   file.set_page_size(h.page_size);
   std::vector<uint8_t> page(h.page_size);
   file.read(kHeaderPage, page.data(), static_cast<uint8_t>(PageType::Header));
-  h = decode_header_prefix(page.data(), kHeaderPrefixSize, path);
+  h = decode_header_prefix(page.data(), h.page_size, path);
   if (size < uint64_t{h.page_count} * h.page_size) {
     throw CorruptError(
         fmt::format("{}: truncated file: the header counts {} pages of {} bytes, "
@@ -184,8 +207,13 @@ std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, bool writabl
                     path, h.page_count, h.page_size, size));
   }
   impl->header = h;
+  impl->last.checkpoint = h.checkpoint;
+  impl->last.pages_written = h.last_pages_written;
+  impl->last.bytes_written = h.last_bytes_written;
+  impl->last.bytes_synced = h.last_bytes_synced;
   file.read(kIndexRootPage, page.data(), static_cast<uint8_t>(PageType::IndexRoot));
   impl->slots = decode_index_root_page(page.data(), h.page_size, impl->page_bound(), path);
+  if (writable) file.enable_wal();
   return std::unique_ptr<IndexFile>(new IndexFile(std::move(impl)));
 }
 
@@ -316,9 +344,6 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
   if (im.pool) flush();
   const uint64_t old_size = im.file.file_size();
   const uint32_t first = im.page_bound();
-  std::vector<uint8_t> old_root(ps), old_header(ps);
-  im.file.read(kIndexRootPage, old_root.data());
-  im.file.read(kHeaderPage, old_header.data());
   bool touched_fixed_pages = false;
   try {
     FastLoader::Options opt;
@@ -326,7 +351,9 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     opt.first_page = first;
     opt.jump_interval = jump_area_size(max_key, desc);
     opt.index_id = static_cast<uint8_t>(slot % 256);
-    FastLoader loader(opt, [&](uint32_t page_no, uint8_t* page) { im.file.write(page_no, page); });
+    // Straight into the file: no committed page refers to pages beyond the bound yet.
+    FastLoader loader(
+        opt, [&](uint32_t page_no, uint8_t* page) { im.file.write_direct(page_no, page); });
     for (const auto& it : items) loader.add(entries.key(it), it.recno);
     uint32_t root = loader.finish();
     im.file.sync();
@@ -344,29 +371,26 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     s.id = slot;
     FileHeader h = im.header;
     h.page_count = first + loader.pages_allocated();
-    ++h.checkpoint;
     std::vector<uint8_t> page(ps);
     encode_index_root_page(slots, page.data(), ps);
     touched_fixed_pages = true;
     im.file.write(kIndexRootPage, page.data());
-    im.file.sync();
-    encode_header_page(h, page.data());
-    im.file.write(kHeaderPage, page.data());
-    im.file.sync();
+    im.checkpoint(h, loader.pages_allocated());
     im.slots = std::move(slots);
-    im.header = h;
     return Impl::info(im.slots[slot]);
   } catch (...) {
-    // Put the file back as it was (best effort; the original error is what matters).
+    // Put the file back as it was (best effort; the original error is what matters). Once
+    // the checkpoint has begun, the log decides (a committed batch is replayed at the next
+    // open, so the new pages must stay); before it, the new pages are cut off again.
     try {
-      if (touched_fixed_pages) {
-        im.file.write(kIndexRootPage, old_root.data());
-        im.file.write(kHeaderPage, old_header.data());
+      if (!touched_fixed_pages) {
+        if (::truncate(path.c_str(), static_cast<off_t>(old_size)) != 0) {
+          // Ignored: the pages beyond the header's page count are unreferenced.
+        }
+        im.file.sync();
+      } else if (im.file.wal() && !im.file.wal()->failed()) {
+        im.file.wal()->rollback();
       }
-      if (::truncate(path.c_str(), static_cast<off_t>(old_size)) != 0) {
-        // Ignored: the pages beyond the header's page count are unreferenced.
-      }
-      im.file.sync();
     } catch (...) {
     }
     throw;
@@ -440,17 +464,25 @@ void IndexFile::flush() {
   if (!im.writable) throw UsageError(fmt::format("{}: opened read-only", path()));
   std::vector<std::unique_lock<std::mutex>> writers;
   for (auto& [name, tree] : im.trees) writers.emplace_back(tree->write_mutex());
+  // Dirty pages into the log, the index root page if a root moved, then the checkpoint.
   im.pool->flush();
-  im.file.sync();
-  std::vector<uint8_t> page(page_size());
-  encode_index_root_page(im.slots, page.data(), page_size());
-  im.file.write(kIndexRootPage, page.data());
-  im.file.sync();
-  ++im.header.checkpoint;
-  encode_header_page(im.header, page.data());
-  im.file.write(kHeaderPage, page.data());
-  im.file.sync();
+  if (im.dirty) {
+    std::vector<uint8_t> page(page_size());
+    encode_index_root_page(im.slots, page.data(), page_size());
+    im.file.write(kIndexRootPage, page.data());
+  }
+  if (!im.dirty && im.file.wal()->pending_pages() == 0) return;  // nothing changed
+  im.checkpoint(im.header, 0);
   im.dirty = false;
+}
+
+CheckpointStats IndexFile::last_checkpoint() const {
+  return impl_->last;
+}
+
+std::vector<uint32_t> IndexFile::last_checkpoint_pages() const {
+  const Wal* wal = impl_->file.wal();
+  return wal != nullptr ? wal->last_checkpoint_pages() : std::vector<uint32_t>{};
 }
 
 }  // namespace pbtree

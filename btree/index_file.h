@@ -12,6 +12,8 @@
 
 #include "keys/key.h"
 #include "page/errors.h"
+#include "page/io.h"
+#include "page/wal.h"
 
 namespace pbtree {
 
@@ -76,22 +78,22 @@ class DuplicateKeyError : public UsageError {
 /// Firebird 3's gstat figures for one index (§3.2 of the format notes), plus ours.
 struct IndexStats {
   uint32_t root_page = 0;
-  uint32_t depth = 0;            ///< root level + 1
-  uint64_t leaf_buckets = 0;     ///< leaf pages
-  uint64_t nodes = 0;            ///< leaf nodes, END markers excluded
-  double avg_node_length = 0;    ///< bytes, full encoded node incl. record number
+  uint32_t depth = 0;          ///< root level + 1
+  uint64_t leaf_buckets = 0;   ///< leaf pages
+  uint64_t nodes = 0;          ///< leaf nodes, END markers excluded
+  double avg_node_length = 0;  ///< bytes, full encoded node incl. record number
   uint64_t total_dup = 0;
   uint64_t max_dup = 0;
-  double avg_key_length = 0;     ///< bytes: flag + prefix/length bytes (gstat's approximation) + data
+  double avg_key_length = 0;  ///< bytes: flag + prefix/length bytes (gstat's approximation) + data
   double compression_ratio = 0;  ///< (avg prefix + avg data) / avg key length
   double avg_prefix_length = 0;
   double avg_data_length = 0;
   uint64_t clustering_factor = 0;
   double clustering_ratio = 0;
   uint64_t fill_distribution[5] = {0, 0, 0, 0, 0};  ///< leaves per 20% fill band
-  uint64_t index_pages = 0;     ///< all levels
-  double bytes_per_entry = 0;   ///< index_pages × page_size / nodes
-  double avg_leaf_fill = 0;     ///< mean over leaves of (btr_length − h) / (page_size − h), 0..1
+  uint64_t index_pages = 0;                         ///< all levels
+  double bytes_per_entry = 0;                       ///< index_pages × page_size / nodes
+  double avg_leaf_fill = 0;  ///< mean over leaves of (btr_length − h) / (page_size − h), 0..1
 };
 
 class BTree;
@@ -104,8 +106,13 @@ class IndexFile {
   /// existing file's size, or kDefaultPageSize for a new file. Throws UsageError if the file
   /// exists with another page size or page_size is not in kPageSizes; IoError, CorruptError.
   static std::unique_ptr<IndexFile> open_or_create(const std::string& path, uint32_t page_size);
-  /// Opens an existing file. Throws IoError (missing file), CorruptError.
-  static std::unique_ptr<IndexFile> open(const std::string& path, bool writable = false);
+  /// Opens an existing file, recovering its write-ahead log "<path>-wal" first (page/wal.h:
+  /// a committed batch is replayed, anything else dropped; read-only opens read a committed
+  /// batch from the log without writing). Writable opens start the log. All system calls go
+  /// through `io` (tests inject page/io.h's FaultyIo). Throws IoError (missing file),
+  /// CorruptError.
+  static std::unique_ptr<IndexFile> open(const std::string& path, bool writable = false,
+                                         Io& io = posix_io());
   ~IndexFile();
 
   const std::string& path() const;
@@ -143,10 +150,21 @@ class IndexFile {
   /// Frames of the buffer pool behind tree(); default BufferPool::kDefaultBytes worth. Only
   /// before the first tree() call (UsageError after).
   void set_cache_frames(size_t frames);
-  /// Makes every change through tree() durable: writes the dirty pages and syncs, then writes
-  /// the index root page (root page numbers) and the header (page count) and syncs again.
-  /// Must not run concurrently with inserts/removes. Throws IoError.
+  /// Checkpoint: makes every change through tree() durable. The dirty pages, the index root
+  /// page (if a root changed) and the header (checkpoint counter + 1, page count, this
+  /// checkpoint's cost) go to the log, which is synced, then into the file, which is synced
+  /// (page/wal.h). Nothing changed: no checkpoint. Must not run concurrently with
+  /// inserts/removes. Throws IoError; after one, the file must be reopened (the log refuses
+  /// further work) and is at the previous checkpoint, or at this one if the log's commit
+  /// record had been synced.
   void flush();
+  /// Cost of the last checkpoint (this session's, else the one recorded in the header):
+  /// pages and bytes written in place and bytes synced in the log (page/wal.h). A bulk load
+  /// counts its new pages (written straight into the file) in all three.
+  CheckpointStats last_checkpoint() const;
+  /// Page numbers the last checkpoint of this session wrote from the log, ascending (empty
+  /// before the first).
+  std::vector<uint32_t> last_checkpoint_pages() const;
 
   struct Impl;
 

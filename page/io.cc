@@ -36,6 +36,7 @@ class PosixIo : public Io {
     struct stat st;
     return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   }
+  int unlink(const std::string& path) override { return ::unlink(path.c_str()); }
 };
 
 }  // namespace
@@ -155,6 +156,10 @@ int FaultyIo::file_size(int fd, uint64_t* size) {
 
 bool FaultyIo::is_regular(int fd) {
   return posix_io().is_regular(fd);
+}
+
+int FaultyIo::unlink(const std::string& path) {
+  return posix_io().unlink(path);
 }
 
 }  // namespace pbtree

@@ -36,6 +36,8 @@ class Io {
   virtual int file_size(int fd, uint64_t* size) = 0;
   /// True if fd refers to a regular file (fstat S_ISREG); false also on error.
   virtual bool is_regular(int fd) = 0;
+  /// unlink(2): 0 or -1.
+  virtual int unlink(const std::string& path) = 0;
 };
 
 /// The process-wide POSIX implementation (plain system calls, EINTR left to the caller).
@@ -74,6 +76,7 @@ class FaultyIo : public Io {
   int ftruncate(int fd, off_t length) override;
   int file_size(int fd, uint64_t* size) override;
   bool is_regular(int fd) override;
+  int unlink(const std::string& path) override;
 
  private:
   // Counts a call of kind `op` on `fd`; true if this one must fail.

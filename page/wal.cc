@@ -173,6 +173,9 @@ Wal::Wal(Io& io, int db_fd, std::string db_path, int log_fd, uint32_t page_size,
 
 Wal::~Wal() {
   if (log_fd_ >= 0) io_.close(log_fd_);
+  // An empty log (or one with uncommitted frames only) holds nothing to replay: remove it.
+  // A failed log may hold a committed batch and stays for the next open.
+  if (writable_ && failure_.empty() && frame_count_ == 0) io_.unlink(log_path_);
 }
 
 WalRecovery Wal::recover(Io& io, int db_fd, const std::string& db_path) {
@@ -212,6 +215,7 @@ WalRecovery Wal::recover(Io& io, int db_fd, const std::string& db_path) {
     throw;
   }
   io.close(fd);
+  io.unlink(path);  // empty now: nothing to keep
   return r;
 }
 
@@ -256,7 +260,7 @@ std::unique_ptr<Wal> Wal::open(Io& io, int db_fd, const std::string& db_path, ui
   wal->recovery_ = r;
   std::lock_guard lock(wal->mutex_);
   wal->reset_locked();
-  if (!r.log_found) {
+  {
     // A new log file: make its directory entry durable before anything relies on it.
     std::string dir = db_path.find('/') == std::string::npos
                           ? std::string(".")

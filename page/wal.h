@@ -7,7 +7,8 @@
 // pages in place in the db file, fdatasyncs the db file, then empties the log (new salt,
 // truncate, fdatasync). Opening a file replays a log holding a complete, checksummed batch
 // (idempotent: the images are whole pages) and drops anything else, so the db file always
-// equals its last completed checkpoint.
+// equals its last completed checkpoint. Closing a writable file whose log holds no frame
+// removes the log.
 //
 // Log file layout (integers little-endian; CRC = CRC-32C, Castagnoli, reflected,
 // init/xorout FFFFFFFF, as the page checksums):
@@ -95,7 +96,8 @@ class Wal {
   static std::string log_path(const std::string& db_path);
 
   /// Crash recovery for a writable open: if "<db>-wal" holds a committed batch, writes its
-  /// pages into `db_fd` and fdatasyncs it; then empties the log (length 0, fdatasync).
+  /// pages into `db_fd` and fdatasyncs it; then empties the log (length 0, fdatasync) and
+  /// removes it.
   /// No log: nothing. Throws IoError.
   static WalRecovery recover(Io& io, int db_fd, const std::string& db_path);
   /// For a read-only open: a Wal serving the pages of a committed batch still in the log
