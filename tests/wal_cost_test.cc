@@ -107,7 +107,9 @@ TEST(WalCost, OneInsertIntoABigIndexWritesAFewPages) {
   // Below the root three pages per level (the page, its new right half, the old right
   // sibling's left link), the root, then at most a new root, the index root page, the header.
   EXPECT_LE(s.pages_written, 3 * (depth - 1) + 4);
-  if (n == 1000000) EXPECT_EQ(s.pages_written, 8u);
+  if (n == 1000000) {
+    EXPECT_EQ(s.pages_written, 8u);
+  }
   EXPECT_EQ(s.pages_written, pages.size());
   EXPECT_EQ(pages.front(), 0u);  // the header
   EXPECT_EQ(s.bytes_written, uint64_t{s.pages_written} * 8192);
