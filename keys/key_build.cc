@@ -156,9 +156,18 @@ inline int groups_1000(u128 u, uint16_t* r) {
   if ((u >> 64) == 0) {
     v = static_cast<uint64_t>(u);
   } else {
-    // u <= 2^127, so u / 10^19 fits 64 bits: one 128-bit division, then 64-bit arithmetic.
-    const uint64_t q = static_cast<uint64_t>(u / 10000000000000000000ull);
-    const uint64_t rem = static_cast<uint64_t>(u - static_cast<u128>(q) * 10000000000000000000ull);
+    // u <= 2^127, so u / 10^19 fits 64 bits: one 128-by-64 division, then 64-bit arithmetic.
+    constexpr uint64_t kE19 = 10000000000000000000ull;
+    uint64_t q, rem;
+#if defined(__x86_64__)
+    // divq needs the high word below the divisor: u >> 64 < 2^63 < 10^19.
+    __asm__("divq %4"
+            : "=a"(q), "=d"(rem)
+            : "a"(static_cast<uint64_t>(u)), "d"(static_cast<uint64_t>(u >> 64)), "r"(kE19));
+#else
+    q = static_cast<uint64_t>(u / kE19);
+    rem = static_cast<uint64_t>(u - static_cast<u128>(q) * kE19);
+#endif
     uint64_t lo = rem % 1000000000000000000ull;
     const uint64_t r_hi = rem / 1000000000000000000ull;
     for (int i = 0; i < 6; ++i) {
@@ -184,12 +193,30 @@ inline size_t encode_decimal(bool neg, u128 u, int exp10, int pmax, int bias, ui
     p[1] = static_cast<uint8_t>(e);
     return 2;
   }
-  const int k = decimal_digits(u);
+  const bool small = (u >> 64) == 0;
+  const int k = small ? digits_u64(static_cast<uint64_t>(u)) : decimal_digits(u);
   const int e1 = exp10 - (pmax - k);
   const unsigned e =
       neg ? static_cast<unsigned>(bias + 1 - e1) : static_cast<unsigned>(e1 + 3 * (bias + 1));
   p[0] = static_cast<uint8_t>(e >> 8);
   p[1] = static_cast<uint8_t>(e);
+
+  if (small && k <= 18) {
+    // Fast path, at most 6 groups: W = u × 10^sh (3·ng digits, < 10^18) in 64 bits; the
+    // negative form is 10^(3·ng) - W; the groups become base-1024 digits of one word.
+    const int ng = (k + 2) / 3;
+    uint64_t w = static_cast<uint64_t>(u) * kPow10U64[3 * ng - k];
+    if (neg) w = kPow10U64[3 * ng] - w;
+    const uint32_t hi9 = static_cast<uint32_t>(w / 1000000000u);
+    const uint32_t lo9 = static_cast<uint32_t>(w % 1000000000u);
+    const uint64_t hi =
+        (uint64_t{hi9 / 1000000u} << 20) | ((hi9 / 1000u % 1000u) << 10) | (hi9 % 1000u);
+    const uint64_t lo =
+        (uint64_t{lo9 / 1000000u} << 20) | ((lo9 / 1000u % 1000u) << 10) | (lo9 % 1000u);
+    const uint64_t acc = ((hi << 30) | lo) << (64 - 10 * ng);  // MSB-aligned bit stream
+    store_be64(p + 2, acc);
+    return 2 + 8 - static_cast<size_t>(std::countr_zero(acc)) / 8;  // acc != 0
+  }
 
   uint16_t r[16];
   int nr = groups_1000(u, r);

@@ -1,0 +1,191 @@
+// The living B-tree: insert, remove, find and range/prefix cursors over Firebird-layout B-tree
+// pages (page/btree_page.h) kept in a BufferPool, with Firebird's split rules
+// (firebird-format.md §2.9: rightmost split, middle split, END_BUCKET copies, separators =
+// the child's first key + first record number) and merging of under-filled pages.
+//
+// Concurrency: many reader threads and one writer at a time (writers serialize on a mutex).
+// Readers crab down with shared frame latches (parent held until the child is latched) and
+// move right when a target lies beyond a page's END_BUCKET copy (a split not yet posted to
+// the parent); descending cursors re-validate the left sibling (its right link must still be
+// the page they left) or re-seek. The writer latches every page it changes exclusively, taking
+// several only left to right at one level, never a parent while holding a child.
+// Pages leaving the tree get the btr_released flag (0x20 in byte 1) before their parent
+// pointer goes, so a reader that reaches one restarts from the root; they go back to the
+// allocator at the end of the operation.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "btree/index_file.h"
+#include "page/btree_page.h"
+#include "page/buffer_pool.h"
+
+namespace pbtree {
+
+/// Where B-tree pages come from and go to.
+class PageAllocator {
+ public:
+  virtual ~PageAllocator() = default;
+  /// A page number not used by anything (its contents are overwritten). Throws on exhaustion.
+  virtual uint32_t allocate() = 0;
+  /// Gives back a page the tree no longer uses.
+  virtual void release(uint32_t page_no) = 0;
+};
+
+/// Flag in byte 1 of a page that left its tree (Firebird's btr_released).
+inline constexpr uint8_t kPageReleased = 0x20;
+
+/// A key bound of a scan: normalized key bytes, inclusive or exclusive.
+struct KeyBound {
+  std::vector<uint8_t> key;
+  bool inclusive = true;
+};
+
+/// What a cursor walks. Bounds are in index order (compare_index_keys with the index's
+/// descending flag): lower <= upper. `prefix` keeps only keys starting with those bytes
+/// (STARTING WITH); it combines with the bounds. `backward` walks from the upper end down.
+struct ScanRange {
+  std::optional<KeyBound> lower;
+  std::optional<KeyBound> upper;
+  std::optional<std::vector<uint8_t>> prefix;
+  bool backward = false;
+};
+
+/// Figures of verify().
+struct TreeCheck {
+  uint32_t depth = 0;                 ///< levels
+  uint64_t entries = 0;               ///< leaf entries
+  std::vector<uint64_t> level_pages;  ///< pages per level, [0] = leaves
+  double avg_leaf_fill = 0;           ///< mean (btr_length - 39) / (page_size - 39), 0..1
+};
+
+class BTree;
+
+/// A position in a scan. Holds a pin (not a latch) on the current leaf between calls, and
+/// decodes nodes in place from the frame; if the page changed since (frame version), it
+/// re-seeks from the root past the last entry returned. Move-only; must not outlive its tree.
+class Cursor {
+ public:
+  Cursor(Cursor&&) noexcept = default;
+  Cursor& operator=(Cursor&&) noexcept = default;
+  ~Cursor();
+
+  /// True while positioned on an entry inside the range.
+  bool valid() const { return valid_; }
+  /// The full normalized key of the current entry (valid until the next move).
+  std::span<const uint8_t> key() const { return key_; }
+  /// The 40-bit record number of the current entry.
+  uint64_t record_number() const { return recno_; }
+  /// Moves to the next entry in scan order (ascending index order, or descending if backward).
+  void next();
+  /// Re-positions: forward, at the first entry >= key; backward, at the last entry <= key
+  /// (index order), clipped to the range.
+  void seek(std::span<const uint8_t> key);
+
+ private:
+  friend class BTree;
+  friend struct CursorOps;
+  Cursor(const BTree* tree, ScanRange range) : tree_(tree), range_(std::move(range)) {}
+  void start();
+  struct Cached {
+    uint32_t offset;
+    uint64_t recno;
+    uint32_t key_offset;
+    uint32_t key_length;
+  };
+
+  const BTree* tree_ = nullptr;
+  ScanRange range_;
+  bool valid_ = false;
+  PageRef page_;
+  uint64_t version_ = 0;
+  uint32_t offset_ = 0;       // current node
+  uint32_t next_offset_ = 0;  // forward: the node after it
+  std::vector<uint8_t> key_;
+  uint64_t recno_ = 0;
+  // Backward: nodes of the current jump area before the position, with their keys.
+  std::vector<Cached> cache_;
+  std::vector<uint8_t> cache_keys_;
+  size_t cache_pos_ = 0;  // entries of cache_ still to yield
+  uint32_t area_start_ = 0;
+  // The scan's starting target (forward: first entry >= it; backward: last entry < it).
+  bool has_edge_ = false;
+  std::vector<uint8_t> edge_key_;
+  uint64_t edge_recno_ = 0;
+};
+
+/// A B-tree over pages of a BufferPool.
+class BTree {
+ public:
+  /// `root`: the current root page. `def`: unique/descending flags (type and format are
+  /// informational here). `index_id`: btr_id of new pages. `jump_interval`: jumpAreaSize in
+  /// bytes, copied into new pages. `on_root_change` is called (by the writer, under its mutex)
+  /// after a root split or a root shrink with the new root page number.
+  BTree(BufferPool& pool, PageAllocator& allocator, uint32_t root, IndexDefinition def,
+        uint8_t index_id, uint16_t jump_interval,
+        std::function<void(uint32_t)> on_root_change = {});
+
+  /// Allocates and writes an empty root leaf (END_LEVEL only); returns its page number.
+  static uint32_t create_empty(BufferPool& pool, PageAllocator& allocator, uint8_t index_id,
+                               uint16_t jump_interval);
+
+  /// Inserts (key, recno). Throws UsageError if the pair exists, or (unique index) an equal
+  /// non-NULL key exists; KeyError if key.size() >= page_size / 4; UsageError if recno >
+  /// kMaxRecordNumber. The tree is unchanged on any error.
+  void insert(std::span<const uint8_t> key, uint64_t recno);
+  /// Removes exactly (key, recno). Throws UsageError if absent (tree unchanged).
+  void remove(std::span<const uint8_t> key, uint64_t recno);
+  /// Record numbers of every entry whose key equals `key`, ascending.
+  std::vector<uint64_t> find(std::span<const uint8_t> key) const;
+  /// True if (key, recno) is in the tree.
+  bool contains(std::span<const uint8_t> key, uint64_t recno) const;
+  /// A cursor over `range`, positioned on its first entry (check valid()).
+  Cursor scan(ScanRange range = {}) const;
+
+  /// Walks every level and checks the structure: page types, levels, key order in and across
+  /// pages, sibling links both ways, separators equal to their child's first entry,
+  /// END_BUCKET equal to the right sibling's first node, jump nodes on node boundaries with
+  /// jump.prefix + length == node.prefix, btr_length. Throws CorruptError naming the page.
+  /// Not to be called concurrently with writes.
+  TreeCheck verify() const;
+
+  uint32_t root() const { return root_.load(std::memory_order_acquire); }
+  const IndexDefinition& definition() const { return def_; }
+  bool descending() const { return def_.descending; }
+  BufferPool& pool() const { return pool_; }
+  /// The writer mutex: hold it to exclude insert/remove (e.g. while flushing).
+  std::mutex& write_mutex() const { return write_mutex_; }
+
+ private:
+  friend class Cursor;
+  friend struct CursorOps;
+  friend struct TreeWriter;  // one write operation's state (btree.cc)
+
+  // Readers: crab down to the leaf where the first entry >= (key, recno) lives; returns the
+  // leaf pinned and shared-latched, plus the in-page find.
+  PageRef descend(std::span<const uint8_t> key, uint64_t recno, PageFind& found) const;
+  // Readers: the leftmost / rightmost leaf, pinned and shared-latched.
+  PageRef descend_edge(bool rightmost) const;
+  // Pins and shared-latches the root, retrying while it changes under us.
+  PageRef latch_root() const;
+  bool is_null_key(std::span<const uint8_t> key) const;
+
+  BufferPool& pool_;
+  PageAllocator& allocator_;
+  std::atomic<uint32_t> root_;
+  IndexDefinition def_;
+  uint8_t index_id_;
+  uint16_t jump_interval_;
+  std::function<void(uint32_t)> on_root_change_;
+  mutable std::mutex write_mutex_;
+};
+
+}  // namespace pbtree

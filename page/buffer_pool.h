@@ -1,0 +1,137 @@
+// A fixed-size cache of pages of one PageFile: frames pinned through RAII PageRef handles,
+// CLOCK eviction of unpinned frames, dirty tracking with write-back on eviction and flush(),
+// and one reader/writer latch per frame that the B-tree uses for latch coupling. Pages are
+// read one at a time with PageFile::read (pread); the file is never read whole.
+//
+// Thread safety: pin/unpin/flush may be called from any thread. The page bytes of a frame are
+// protected by its latch: readers hold it shared, the (single) writer holds it exclusive while
+// it changes the bytes and then calls mark_dirty(), which also bumps the frame's version so a
+// reader that released the latch can tell whether the page changed in between.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "page/page_file.h"
+
+namespace pbtree {
+
+class BufferPool;
+
+/// One cached page and its bookkeeping. Only BufferPool creates frames.
+struct Frame {
+  uint32_t page_no = 0;
+  bool in_use = false;      ///< holds a page (page_no valid); guarded by the pool mutex
+  bool referenced = false;  ///< CLOCK bit; guarded by the pool mutex
+  int pins = 0;             ///< guarded by the pool mutex
+  std::atomic<bool> dirty{false};
+  std::atomic<uint64_t> version{0};  ///< bumped by every mark_dirty()
+  std::shared_mutex latch;           ///< protects the page bytes
+  uint8_t* data = nullptr;           ///< page_size bytes inside the pool's arena
+};
+
+/// A pinned page: while it lives, the frame is not evicted. Move-only. Does not latch: callers
+/// take latch() shared to read and exclusive to change the bytes.
+class PageRef {
+ public:
+  PageRef() = default;
+  PageRef(PageRef&& other) noexcept;
+  PageRef& operator=(PageRef&& other) noexcept;
+  PageRef(const PageRef&) = delete;
+  PageRef& operator=(const PageRef&) = delete;
+  ~PageRef() { reset(); }
+
+  explicit operator bool() const { return frame_ != nullptr; }
+  uint32_t page_no() const { return frame_->page_no; }
+  /// The page bytes (page_size of them). Read under a shared latch, write under an exclusive one.
+  uint8_t* data() const { return frame_->data; }
+  /// The frame's reader/writer latch.
+  std::shared_mutex& latch() const { return frame_->latch; }
+  /// Marks the page changed (written back on eviction or flush) and bumps version(). Call while
+  /// holding the exclusive latch.
+  void mark_dirty() const;
+  /// Changes since the frame was loaded; compare under the latch.
+  uint64_t version() const { return frame_->version.load(std::memory_order_acquire); }
+  /// Unpins (no-op if empty).
+  void reset();
+
+ private:
+  friend class BufferPool;
+  PageRef(BufferPool* pool, Frame* frame) : pool_(pool), frame_(frame) {}
+  BufferPool* pool_ = nullptr;
+  Frame* frame_ = nullptr;
+};
+
+/// Counters since construction.
+struct BufferPoolStats {
+  uint64_t hits = 0;
+  uint64_t misses = 0;     ///< pages read from the file
+  uint64_t writes = 0;     ///< pages written (evictions and flushes)
+  uint64_t evictions = 0;  ///< frames reused for another page
+};
+
+/// Page cache over one PageFile (which must outlive it).
+class BufferPool {
+ public:
+  /// Default budget: 64 MiB worth of frames.
+  static constexpr size_t kDefaultBytes = size_t{64} << 20;
+  /// Frames for a budget of `bytes` at `page_size` (at least kMinFrames).
+  static size_t frames_for(size_t bytes, uint32_t page_size);
+  /// Fewest frames a pool may have: enough for a writer's and a few readers' pins.
+  static constexpr size_t kMinFrames = 8;
+
+  /// `frames` frames of file.page_size() bytes. Throws UsageError if frames < kMinFrames or the
+  /// file has no page size yet.
+  BufferPool(PageFile& file, size_t frames);
+  /// Does not write dirty frames: call flush() first (a destructor cannot report I/O errors).
+  ~BufferPool();
+  BufferPool(const BufferPool&) = delete;
+  BufferPool& operator=(const BufferPool&) = delete;
+
+  /// Pins page `page_no`, reading it from the file if it is not cached (checksum, self page
+  /// number and, unless 0, the page type `expected_type` are checked on read; a cached page is
+  /// not re-checked: its bytes may only be read under its latch). Throws
+  /// IoError, CorruptError, and UsageError("buffer pool exhausted: all N frames pinned").
+  PageRef pin(uint32_t page_no, uint8_t expected_type = 0);
+  /// Pins a frame for page `page_no` without reading the file: for pages just allocated (they
+  /// may lie beyond the end of the file). A page not cached gets zeroed bytes and is marked
+  /// dirty; a cached one keeps its bytes. Either way the caller must write the whole page
+  /// under the exclusive latch and call mark_dirty().
+  PageRef create(uint32_t page_no);
+  /// Writes every dirty frame (a copy taken under its shared latch). Does not fsync: call
+  /// PageFile::sync() after. Throws IoError. Must not run while the same thread holds a latch.
+  void flush();
+  /// Drops page `page_no` from the cache without writing it, if cached and unpinned (pages that
+  /// no longer exist, e.g. after a file truncation). Returns false if it is pinned.
+  bool discard(uint32_t page_no);
+
+  uint32_t page_size() const { return page_size_; }
+  size_t frame_count() const { return frames_.size(); }
+  PageFile& file() { return file_; }
+  BufferPoolStats stats() const;
+  /// Frames pinned right now (for tests: 0 when no handle is alive).
+  size_t pinned_frames() const;
+
+ private:
+  friend class PageRef;
+  void unpin(Frame* frame);
+  // Returns a free or evictable frame (dirty victims are written back). Pool mutex held.
+  Frame* victim_locked();
+
+  PageFile& file_;
+  uint32_t page_size_;
+  std::unique_ptr<uint8_t[]> arena_;
+  std::vector<std::unique_ptr<Frame>> frames_;
+  std::unordered_map<uint32_t, Frame*> table_;
+  size_t hand_ = 0;
+  mutable std::mutex mutex_;
+  BufferPoolStats stats_;
+};
+
+}  // namespace pbtree

@@ -1,0 +1,273 @@
+// Model-based test of the living B-tree: random inserts, removes, finds and range/prefix scans
+// (random bounds and direction) against a std::set of (key bytes, record number) in index
+// order, with duplicates and NULLs, unique and non-unique, ascending and descending indexes,
+// and a structural verify() every 10^4 operations. The seed and the operation count are
+// printed; PBTREE_MODEL_OPS (total over all configurations) and PBTREE_MODEL_SEED override
+// the defaults.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <random>
+#include <set>
+
+#include "btree_tree_fixture.h"
+
+namespace pbtree {
+namespace {
+
+using testing::TreeEnv;
+using Entry = std::pair<std::vector<uint8_t>, uint64_t>;
+
+struct EntryLess {
+  bool descending;
+  bool operator()(const Entry& a, const Entry& b) const {
+    int c = compare_index_keys(a.first, b.first, descending);
+    if (c != 0) return c < 0;
+    return a.second < b.second;
+  }
+};
+
+uint64_t env_u64(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
+enum class KeyShape { ShortBytes, BigEndianInt, LongText };
+
+struct ModelConfig {
+  bool unique;
+  bool descending;
+  KeyShape shape;
+  uint32_t page_size;
+};
+
+class ModelRun {
+ public:
+  ModelRun(const ModelConfig& cfg, uint64_t seed)
+      : cfg_(cfg),
+        env_(cfg.unique, cfg.descending, cfg.page_size, 64, 576),
+        rng_(seed),
+        model_(EntryLess{cfg.descending}) {
+    // A pool of distinct keys, small enough that keys repeat (duplicates), plus NULL.
+    const size_t pool_size = cfg.shape == KeyShape::LongText ? 3000 : 20000;
+    auto less = [](const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+      return compare_index_keys(a, b, false) < 0;
+    };
+    std::set<std::vector<uint8_t>, decltype(less)> seen(less);
+    while (keys_.size() < pool_size) {
+      std::vector<uint8_t> k = make_key();
+      if (seen.insert(k).second) keys_.push_back(std::move(k));
+    }
+    keys_.push_back(null_key());
+  }
+
+  std::vector<uint8_t> null_key() const {
+    return cfg_.descending ? std::vector<uint8_t>{0xFF} : std::vector<uint8_t>{};
+  }
+
+  std::vector<uint8_t> make_key() {
+    std::vector<uint8_t> k;
+    switch (cfg_.shape) {
+      case KeyShape::ShortBytes: {
+        // Few distinct bytes: long shared prefixes, keys that are prefixes of others.
+        size_t len = 1 + rng_() % 10;
+        for (size_t i = 0; i < len; ++i)
+          k.push_back(static_cast<uint8_t>("\x00\x01\x41\x42\xFE\xFF"[rng_() % 6]));
+        break;
+      }
+      case KeyShape::BigEndianInt: {
+        uint64_t v = rng_() % 1000000;
+        k = testing::be_key(v, 8);
+        while (k.size() > 1 && k.back() == 0) k.pop_back();  // suffix compression, as keys do
+        break;
+      }
+      case KeyShape::LongText: {
+        size_t len = 1 + rng_() % 200;
+        for (size_t i = 0; i < len; ++i) k.push_back(static_cast<uint8_t>('a' + rng_() % 3));
+        break;
+      }
+    }
+    if (cfg_.descending) {
+      for (auto& b : k) b = static_cast<uint8_t>(~b);
+    }
+    if (k == null_key()) k.push_back(0x41);
+    return k;
+  }
+
+  uint64_t random_recno() {
+    // Mostly a small range (exact-pair collisions), sometimes anywhere in 40 bits.
+    return rng_() % 8 == 0 ? rng_() % (kMaxRecordNumber + 1) : rng_() % 64;
+  }
+
+  bool key_exists(const std::vector<uint8_t>& key) const {
+    auto it = model_.lower_bound(Entry{key, 0});
+    return it != model_.end() && it->first == key;
+  }
+
+  void insert() {
+    const std::vector<uint8_t>& key = keys_[rng_() % keys_.size()];
+    uint64_t recno = random_recno();
+    bool is_null = key == null_key();
+    bool expect_fail =
+        model_.count(Entry{key, recno}) > 0 || (cfg_.unique && !is_null && key_exists(key));
+    if (expect_fail) {
+      EXPECT_THROW(env_.tree->insert(key, recno), UsageError) << context();
+      ++refused_;
+    } else {
+      env_.tree->insert(key, recno);
+      model_.insert(Entry{key, recno});
+    }
+  }
+
+  void remove() {
+    if (!model_.empty() && rng_() % 5 != 0) {
+      // An existing entry near a random key.
+      auto it = model_.lower_bound(Entry{keys_[rng_() % keys_.size()], 0});
+      if (it == model_.end()) it = model_.begin();
+      Entry e = *it;
+      env_.tree->remove(e.first, e.second);
+      model_.erase(it);
+    } else {
+      const std::vector<uint8_t>& key = keys_[rng_() % keys_.size()];
+      uint64_t recno = random_recno();
+      if (model_.count(Entry{key, recno})) return;
+      EXPECT_THROW(env_.tree->remove(key, recno), UsageError) << context();
+    }
+  }
+
+  void find() {
+    const std::vector<uint8_t>& key = keys_[rng_() % keys_.size()];
+    std::vector<uint64_t> expected;
+    for (auto it = model_.lower_bound(Entry{key, 0}); it != model_.end() && it->first == key;
+         ++it) {
+      expected.push_back(it->second);
+    }
+    ASSERT_EQ(env_.tree->find(key), expected) << context();
+  }
+
+  std::optional<KeyBound> random_bound() {
+    switch (rng_() % 3) {
+      case 0:
+        return std::nullopt;
+      case 1:
+        return KeyBound{keys_[rng_() % keys_.size()], true};
+      default:
+        return KeyBound{keys_[rng_() % keys_.size()], false};
+    }
+  }
+
+  void scan() {
+    ScanRange r;
+    r.lower = random_bound();
+    r.upper = random_bound();
+    r.backward = rng_() % 2 == 0;
+    if (rng_() % 4 == 0) {
+      const std::vector<uint8_t>& k = keys_[rng_() % keys_.size()];
+      r.prefix =
+          std::vector<uint8_t>(k.begin(), k.begin() + std::min<size_t>(k.size(), rng_() % 3));
+    }
+    const bool desc = cfg_.descending;
+    auto in_range = [&](const std::vector<uint8_t>& key) {
+      if (r.lower) {
+        int c = compare_index_keys(key, r.lower->key, desc);
+        if (c < 0 || (c == 0 && !r.lower->inclusive)) return false;
+      }
+      if (r.upper) {
+        int c = compare_index_keys(key, r.upper->key, desc);
+        if (c > 0 || (c == 0 && !r.upper->inclusive)) return false;
+      }
+      if (r.prefix && (key.size() < r.prefix->size() ||
+                       !std::equal(r.prefix->begin(), r.prefix->end(), key.begin()))) {
+        return false;
+      }
+      return true;
+    };
+    const size_t limit = 1 + rng_() % 300;
+    std::vector<Entry> expected;
+    if (!r.backward) {
+      for (auto it = model_.begin(); it != model_.end() && expected.size() < limit; ++it) {
+        if (in_range(it->first)) expected.push_back(*it);
+      }
+    } else {
+      for (auto it = model_.rbegin(); it != model_.rend() && expected.size() < limit; ++it) {
+        if (in_range(it->first)) expected.push_back(*it);
+      }
+    }
+    std::vector<Entry> got;
+    for (Cursor c = env_.tree->scan(r); c.valid() && got.size() < limit; c.next()) {
+      got.emplace_back(std::vector<uint8_t>(c.key().begin(), c.key().end()), c.record_number());
+    }
+    ASSERT_EQ(got, expected) << context();
+  }
+
+  void check() {
+    TreeCheck c = env_.tree->verify();
+    ASSERT_EQ(c.entries, model_.size()) << context();
+  }
+
+  std::string context() const { return fmt::format("after {} operations", ops_); }
+
+  void run(uint64_t ops) {
+    for (ops_ = 0; ops_ < ops; ++ops_) {
+      // Phases: grow, then shrink, then mixed, so pages split and merge.
+      uint64_t phase = (ops_ * 3) / ops;
+      uint32_t dice = rng_() % 100;
+      uint32_t insert_share = phase == 0 ? 70 : (phase == 1 ? 20 : 45);
+      if (dice < insert_share) {
+        insert();
+      } else if (dice < 80) {
+        remove();
+      } else if (dice < 92) {
+        find();
+      } else {
+        scan();
+      }
+      if (::testing::Test::HasFatalFailure()) return;
+      if ((ops_ + 1) % 10000 == 0) check();
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    check();
+  }
+
+  size_t size() const { return model_.size(); }
+  uint64_t refused() const { return refused_; }
+
+ private:
+  ModelConfig cfg_;
+  TreeEnv env_;
+  std::mt19937_64 rng_;
+  std::set<Entry, EntryLess> model_;
+  std::vector<std::vector<uint8_t>> keys_;
+  uint64_t ops_ = 0;
+  uint64_t refused_ = 0;
+};
+
+class ModelBtree : public ::testing::TestWithParam<ModelConfig> {};
+
+TEST_P(ModelBtree, MatchesModel) {
+  const uint64_t total = env_u64("PBTREE_MODEL_OPS", 40000);
+  const uint64_t ops = std::max<uint64_t>(total / 8, 1);  // 8 configurations
+  const uint64_t seed = env_u64("PBTREE_MODEL_SEED", 20261130) +
+                        static_cast<uint64_t>(GetParam().shape) * 1000 + GetParam().unique * 10 +
+                        GetParam().descending;
+  std::cout << "model test: seed " << seed << ", " << ops << " operations" << std::endl;
+  RecordProperty("seed", std::to_string(seed));
+  ModelRun run(GetParam(), seed);
+  run.run(ops);
+  std::cout << "model test: " << run.size() << " entries at the end, " << run.refused()
+            << " inserts refused" << std::endl;
+}
+
+INSTANTIATE_TEST_SUITE_P(Configurations, ModelBtree,
+                         ::testing::Values(ModelConfig{false, false, KeyShape::ShortBytes, 4096},
+                                           ModelConfig{true, false, KeyShape::ShortBytes, 4096},
+                                           ModelConfig{false, true, KeyShape::ShortBytes, 4096},
+                                           ModelConfig{true, true, KeyShape::BigEndianInt, 4096},
+                                           ModelConfig{false, false, KeyShape::BigEndianInt, 4096},
+                                           ModelConfig{false, true, KeyShape::BigEndianInt, 8192},
+                                           ModelConfig{false, false, KeyShape::LongText, 4096},
+                                           ModelConfig{true, true, KeyShape::LongText, 4096}));
+
+}  // namespace
+}  // namespace pbtree
