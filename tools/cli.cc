@@ -37,7 +37,7 @@ struct LoadArgs {
 
 struct StatArgs {
   std::string db, index;
-  bool json = false;
+  bool json = false, io = false;
 };
 
 void run_key(const KeyArgs& a, std::ostream& out) {
@@ -79,6 +79,14 @@ void run_load(const LoadArgs& a, std::ostream& err) {
 
 void run_stat(const StatArgs& a, std::ostream& out) {
   auto file = IndexFile::open(a.db);
+  if (a.io) {
+    // The last checkpoint's cost, from the header page (page/file_format.h, page/wal.h).
+    CheckpointStats c = file->last_checkpoint();
+    out << fmt::format(
+        "Last checkpoint: {}, pages written: {}, bytes written: {}, bytes synced: {}\n",
+        c.checkpoint, c.pages_written, c.bytes_written, c.bytes_synced);
+    return;
+  }
   std::vector<IndexInfo> list;
   if (!a.index.empty()) {
     auto info = file->find_index(a.index);
@@ -151,6 +159,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   stat->add_option("db", stat_args.db, "Index file")->required();
   stat->add_option("--index", stat_args.index, "Only this index");
   stat->add_flag("--json", stat_args.json, "JSON array of objects instead of text");
+  stat->add_flag("--io", stat_args.io,
+                 "Only the last checkpoint's cost: pages and bytes written, bytes synced");
 
   DemoOptions demo_args;
   CLI::App* demo =
