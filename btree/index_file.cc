@@ -197,6 +197,7 @@ std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, bool writabl
   file.read_raw(0, prefix, available);
   FileHeader h = decode_header_prefix(prefix, available, path);
   file.set_page_size(h.page_size);
+  size = file.file_size();  // a read-only open may see pages that only the log holds yet
   std::vector<uint8_t> page(h.page_size);
   file.read(kHeaderPage, page.data(), static_cast<uint8_t>(PageType::Header));
   h = decode_header_prefix(page.data(), h.page_size, path);

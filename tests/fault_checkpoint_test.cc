@@ -155,6 +155,33 @@ TEST(FaultCheckpoint, EveryFailingCallLeavesTheOldOrTheNewCheckpoint) {
               new_state);
 }
 
+TEST(FaultCheckpoint, ReadOnlyOpenSeesACommittedBatchLeftInTheLog) {
+  ShmPath tmpl, db;
+  make_template(tmpl.path());
+  const Plan p = plan(tmpl.path(), db.path());
+  const uint64_t size_a = std::filesystem::file_size(tmpl.path());
+  {
+    FaultyIo io;
+    auto f = open_changed(tmpl.path(), db.path(), io);
+    io.arm(FaultyIo::Op::Mutating, p.commit + 1);  // the first write in place
+    EXPECT_THROW(f->flush(), IoError);
+  }
+  ASSERT_TRUE(std::filesystem::exists(db.path() + "-wal"));
+  {
+    auto f = IndexFile::open(db.path(), false);
+    f->set_cache_frames(64);
+    std::set<int64_t> got;
+    for (const auto& [key, recno] : testing::collect(f->tree("K").scan({}))) {
+      got.insert(static_cast<int64_t>(recno));
+    }
+    EXPECT_EQ(got, state_b());
+    EXPECT_EQ(f->tree("K").verify().entries, state_b().size());
+  }
+  EXPECT_EQ(std::filesystem::file_size(db.path()), size_a);  // nothing written
+  EXPECT_EQ(reopened_state(db.path()), state_b());           // the writable open replays
+  EXPECT_FALSE(std::filesystem::exists(db.path() + "-wal"));
+}
+
 TEST(FaultCheckpoint, FailedEvictionIntoTheLogKeepsThePreviousCheckpoint) {
   ShmPath tmpl, db;
   make_template(tmpl.path());
