@@ -193,6 +193,18 @@ TEST_F(CliChangeTest, AppendNullsIntoUniqueIndex) {
   EXPECT_EQ(run({"find", db_, "--index", "U", "--null"}).out, "2\n6\n20\n21\n");
 }
 
+TEST_F(CliChangeTest, AppendWithOtherTypeFails) {
+  const std::string in = dir_.write("more.csv", "1,20\n");
+  const std::string before = read_bytes(db_);
+  expect_error(run({"load", db_, "--index", "I", "--type", "bigint", "--append", "--input", in,
+                    "--recno-column", "2"}),
+               before, "index I is integer, not bigint");
+  EXPECT_EQ(run({"load", db_, "--index", "I", "--type", "INTEGER", "--append", "--input", in,
+                 "--recno-column", "2"})
+                .code,
+            0);
+}
+
 TEST_F(CliChangeTest, LoadWithoutTypeOrAppendIsUsageError) {
   const std::string in = dir_.write("more.csv", "1\n");
   auto r = run({"load", db_, "--index", "NEW", "--input", in});

@@ -106,9 +106,14 @@ void add_delete_command(CLI::App& app, TreeCommands& commands) {
 }
 
 uint64_t append_to_index(const std::string& db_path, const std::string& index,
-                         const std::string& input, ColumnSource source) {
+                         const std::string& input, ColumnSource source,
+                         const std::string& type_text) {
   auto session = IndexSession::open(db_path, index, true);
   const IndexDefinition& def = session->info().def;
+  if (!type_text.empty() && TypeSpec::parse(type_text) != def.type) {
+    throw UsageError(fmt::format("index {} is {}, not {}", def.name, def.type.name(),
+                                 TypeSpec::parse(type_text).name()));
+  }
   source.type = def.type;
   source.format = def.format;
   source.descending = def.descending;
