@@ -28,5 +28,21 @@ TEST(WalCliIo, StatIoPrintsTheLastCheckpointCost) {
   EXPECT_FALSE(std::filesystem::exists(db + "-wal"));
 }
 
+// `pbtree insert` checkpoints before it exits: the next stat --io shows checkpoint 2, which
+// wrote the one leaf and the header through the log (2 frames of 24 + 8192 bytes + 40).
+TEST(WalCliIo, InsertCheckpointsOneLeafAndTheHeader) {
+  ScratchDir dir("stat-io-insert");
+  const std::string db = dir.file("s.pbt");
+  auto in = dir.write("in.csv", "1\n2\n3\n");
+  ASSERT_EQ(run({"load", db, "--index", "I", "--type", "integer", "--input", in}).code, 0);
+  auto ins = run({"insert", db, "--index", "I", "4", "3"});
+  ASSERT_EQ(ins.code, 0) << ins.err;
+  auto r = run({"stat", db, "--io"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "Last checkpoint: 2, pages written: 2, bytes written: 16384, bytes synced: 16472\n");
+  EXPECT_FALSE(std::filesystem::exists(db + "-wal"));
+}
+
 }  // namespace
 }  // namespace pbtree::tools
