@@ -102,7 +102,10 @@ TEST_P(BtreeTreeBulkVsInsert, SameScans) {
   std::mt19937_64 rng(42);
   EntryBatch batch;
   std::vector<Entry> entries;
-  std::map<std::vector<uint8_t>, int> seen;
+  auto less = [](const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+    return compare_keys(a, b, false) < 0;
+  };
+  std::map<std::vector<uint8_t>, int, decltype(less)> seen(less);
   for (uint64_t i = 0; i < 8000; ++i) {
     Value v =
         rng() % 50 == 0 ? Value::null() : Value::exact(static_cast<int64_t>(rng() % 10000) - 5000);
