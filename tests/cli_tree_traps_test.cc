@@ -2,6 +2,7 @@
 // deletes that empty pages in the middle of a level followed by re-inserts, a bulk-loaded
 // index against the same entries inserted one by one, and leading-segment / STARTING WITH
 // searches on compound keys whose search key ends exactly on a 4-byte chunk boundary.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,9 +46,7 @@ TEST_F(CliTrapsTest, LongRunOfOneKeySpansPages) {
 
 // Value i of the long-key index: 5 digits and 150 'x' (about 25 entries per 4 KiB leaf).
 std::string long_value(int i) {
-  char digits[8];
-  std::snprintf(digits, sizeof digits, "%05d", i);
-  return digits + std::string(150, 'x');
+  return fmt::format("{:05d}", i) + std::string(150, 'x');
 }
 
 // Deletes (or re-inserts) values 100..200 of index M through a session, then commits.
