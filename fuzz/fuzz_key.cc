@@ -28,12 +28,18 @@ TypeSpec spec(ColumnType type, uint8_t precision = 0, uint8_t scale = 0, uint16_
 }
 
 const TypeSpec kTypes[] = {
-    spec(ColumnType::Smallint),         spec(ColumnType::Integer),
-    spec(ColumnType::Bigint),           spec(ColumnType::Int128),
-    spec(ColumnType::Double),           spec(ColumnType::Numeric, 4, 2),
-    spec(ColumnType::Numeric, 9, 0),    spec(ColumnType::Numeric, 9, 9),
-    spec(ColumnType::Numeric, 18, 4),   spec(ColumnType::Numeric, 38, 0),
-    spec(ColumnType::Numeric, 38, 12),  spec(ColumnType::Varchar, 0, 0, 1),
+    spec(ColumnType::Smallint),
+    spec(ColumnType::Integer),
+    spec(ColumnType::Bigint),
+    spec(ColumnType::Int128),
+    spec(ColumnType::Double),
+    spec(ColumnType::Numeric, 4, 2),
+    spec(ColumnType::Numeric, 9, 0),
+    spec(ColumnType::Numeric, 9, 9),
+    spec(ColumnType::Numeric, 18, 4),
+    spec(ColumnType::Numeric, 38, 0),
+    spec(ColumnType::Numeric, 38, 12),
+    spec(ColumnType::Varchar, 0, 0, 1),
     spec(ColumnType::Varchar, 0, 0, 40),
 };
 constexpr KeyFormat kFormats[] = {KeyFormat::Double, KeyFormat::Text, KeyFormat::RescaledDouble,

@@ -83,8 +83,7 @@ void round_trip(const uint8_t* data, size_t size) {
     if (node.recno != f.recno || node.prefix != f.prefix || node.length != f.data.size())
       std::abort();
     if (!leaf && node.page_number != f.page_number) std::abort();
-    if (!f.data.empty() && std::memcmp(node.data, f.data.data(), f.data.size()) != 0)
-      std::abort();
+    if (!f.data.empty() && std::memcmp(node.data, f.data.data(), f.data.size()) != 0) std::abort();
   }
 
   // Jump node: prefix, data, target offset.
@@ -93,8 +92,7 @@ void round_trip(const uint8_t* data, size_t size) {
   uint32_t jw = encode_jump_node(f.prefix, f.data, target, jbuf.data());
   if (jw != jbuf.size()) std::abort();
   JumpNode j = decode_jump_node(jbuf.data(), jw, 0);
-  if (j.size != jw || j.prefix != f.prefix || j.length != f.data.size() ||
-      j.node_offset != target)
+  if (j.size != jw || j.prefix != f.prefix || j.length != f.data.size() || j.node_offset != target)
     std::abort();
   if (!f.data.empty() && std::memcmp(j.data, f.data.data(), f.data.size()) != 0) std::abort();
 }

@@ -53,7 +53,8 @@ void fuzz_one(const uint8_t* data, size_t size, uint32_t page_size) {
   }
   for (bool descending : {false, true}) {
     for (FindMode mode : {FindMode::LowerBound, FindMode::UpperBound}) {
-      for (std::optional<uint64_t> recno : {std::optional<uint64_t>{}, std::optional<uint64_t>{7}}) {
+      for (std::optional<uint64_t> recno :
+           {std::optional<uint64_t>{}, std::optional<uint64_t>{7}}) {
         try {
           PageFind f = find_in_page(page.data(), page_size, key, descending, recno, mode);
           if (f.offset >= page_size || f.prev_offset >= page_size) std::abort();

@@ -27,7 +27,8 @@ namespace fs = std::filesystem;
 void put(const fs::path& dir, const std::string& name, const Bytes& bytes) {
   fs::create_directories(dir);
   std::ofstream out(dir / name, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 Bytes slurp(const std::string& path) {
@@ -82,19 +83,20 @@ int main(int argc, char** argv) {
     Bytes bytes;
   };
   std::vector<FileSeed> files;
-  files.push_back({"bigint_1500_4k", 4096,
-                   make_file(scratch, 4096, def("I_BIG", "bigint", KeyFormat::RescaledDouble, false),
-                             1500, [](int i) { return std::to_string(int64_t{i} * 1000003 - 7); })});
+  files.push_back(
+      {"bigint_1500_4k", 4096,
+       make_file(scratch, 4096, def("I_BIG", "bigint", KeyFormat::RescaledDouble, false), 1500,
+                 [](int i) { return std::to_string(int64_t{i} * 1000003 - 7); })});
   files.push_back({"bigint_desc_bcd_300_4k", 4096,
                    make_file(scratch, 4096, def("I_BCD", "bigint", KeyFormat::Bcd, true), 300,
                              [](int i) { return std::to_string(int64_t{i} * 91 - 5000); })});
   files.push_back({"varchar_400_4k", 4096,
                    make_file(scratch, 4096, def("I_TXT", "varchar(20)", KeyFormat::Text, false),
                              400, [](int i) { return "key-" + std::to_string(i % 350); })});
-  files.push_back({"numeric_dec128_50_8k", 8192,
-                   make_file(scratch, 8192,
-                             def("I_NUM", "numeric(12,2)", KeyFormat::Decimal128, false), 50,
-                             [](int i) { return std::to_string(i * 13) + ".25"; })});
+  files.push_back(
+      {"numeric_dec128_50_8k", 8192,
+       make_file(scratch, 8192, def("I_NUM", "numeric(12,2)", KeyFormat::Decimal128, false), 50,
+                 [](int i) { return std::to_string(i * 13) + ".25"; })});
   files.push_back({"empty_index_4k", 4096,
                    make_file(scratch, 4096, def("I_E", "integer", KeyFormat::Double, false), 0,
                              [](int i) { return std::to_string(i); })});
@@ -168,11 +170,18 @@ int main(int argc, char** argv) {
     }
   }
   // Type selectors follow kTypes of fuzz_key.cc.
-  const std::pair<uint8_t, const char*> texts[] = {
-      {0, "-32768"}, {1, "2147483647"}, {2, "-9223372036854775808"},
-      {3, "170141183460469231731687303715884105727"}, {4, "-1.5e308"}, {4, "inf"},
-      {5, "-99.99"}, {7, "0.000000001"}, {8, "99999999999999.9999"},
-      {10, "-12345678901234567890123456.123456789012"}, {11, "x"}, {12, "abc  "}};
+  const std::pair<uint8_t, const char*> texts[] = {{0, "-32768"},
+                                                   {1, "2147483647"},
+                                                   {2, "-9223372036854775808"},
+                                                   {3, "170141183460469231731687303715884105727"},
+                                                   {4, "-1.5e308"},
+                                                   {4, "inf"},
+                                                   {5, "-99.99"},
+                                                   {7, "0.000000001"},
+                                                   {8, "99999999999999.9999"},
+                                                   {10, "-12345678901234567890123456.123456789012"},
+                                                   {11, "x"},
+                                                   {12, "abc  "}};
   for (const auto& [type, text] : texts) {
     Bytes in{1, type};
     for (const char* c = text; *c; ++c) in.push_back(static_cast<uint8_t>(*c));

@@ -40,7 +40,8 @@ Bytes file_bytes(const std::string& path) {
 
 void write_bytes(const std::string& path, const Bytes& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 bool same_stats(const IndexStats& a, const IndexStats& b) {
@@ -197,8 +198,12 @@ std::string* CorruptFile::pristine_path_ = nullptr;
 Bytes* CorruptFile::pristine_ = nullptr;
 IndexStats* CorruptFile::stats_ = nullptr;
 
-uint8_t xor_ff(uint8_t b) { return b ^ 0xFF; }
-uint8_t plus_one(uint8_t b) { return static_cast<uint8_t>(b + 1); }
+uint8_t xor_ff(uint8_t b) {
+  return b ^ 0xFF;
+}
+uint8_t plus_one(uint8_t b) {
+  return static_cast<uint8_t>(b + 1);
+}
 
 TEST_F(CorruptFile, FixtureHasTwentyFourPagesAndTenThousandEntries) {
   EXPECT_EQ(pristine_->size(), uint64_t{pages()} * kPageSize);
@@ -227,6 +232,102 @@ TEST_F(CorruptFile, EveryByteOfEveryBtreePageXorFF) {
   int wrong = 0;
   for (uint32_t p = 2; p < pages(); ++p) wrong += damage_every_byte(p, xor_ff);
   EXPECT_EQ(wrong, 0);
+}
+
+TEST_F(CorruptFile, TruncatedAtAndBetweenPageBoundaries) {
+  std::vector<uint64_t> lengths = {0, 10, 30, 55, 2048, 4095};
+  for (uint64_t k = 1; k < pages(); ++k) {
+    lengths.push_back(k * kPageSize);
+    lengths.push_back(k * kPageSize + 2048);
+  }
+  lengths.push_back(uint64_t{pages()} * kPageSize - 1);
+  for (uint64_t length : lengths) {
+    write_bytes(path_, Bytes(pristine_->begin(), pristine_->begin() + static_cast<long>(length)));
+    std::string expected;
+    if (length < 24) {
+      expected =
+          fmt::format("{}: not a pbtree file ({} bytes, too short for a header)", path_, length);
+    } else if (length < kHeaderPrefixSize) {
+      expected = fmt::format("{}: truncated file ({} bytes)", path_, length);
+    } else if (length < kPageSize) {
+      expected =
+          fmt::format("{}: truncated file: page 0 lies beyond the end ({} bytes)", path_, length);
+    } else {
+      expected = fmt::format(
+          "{}: truncated file: the header counts 24 pages of 4096 bytes, the file has {} bytes",
+          path_, length);
+    }
+    IndexStats stats;
+    EXPECT_EQ(open_and_analyze(path_, &stats), expected) << "length " << length;
+  }
+}
+
+TEST_F(CorruptFile, WrongMagic) {
+  rewrite_page(kHeaderPage, [](uint8_t* page) { page[16] = 'X'; });
+  IndexStats stats;
+  EXPECT_EQ(open_and_analyze(path_, &stats), path_ + ": not a pbtree file (wrong magic)");
+}
+
+TEST_F(CorruptFile, UnknownFormatVersion) {
+  rewrite_page(kHeaderPage, [](uint8_t* page) { put_u32(page + 24, 7); });
+  IndexStats stats;
+  EXPECT_EQ(open_and_analyze(path_, &stats),
+            path_ + ": unknown format version 7 (this build reads 1)");
+}
+
+TEST_F(CorruptFile, UnknownPageSize) {
+  rewrite_page(kHeaderPage, [](uint8_t* page) { put_u32(page + 28, 1000); });
+  IndexStats stats;
+  EXPECT_EQ(open_and_analyze(path_, &stats),
+            path_ + ": bad page size 1000 (expected 4096, 8192, 16384 or 32768)");
+}
+
+// A valid page size that is not the file's: the 8192-byte page 0 fails its checksum.
+TEST_F(CorruptFile, OtherValidPageSize) {
+  rewrite_page(kHeaderPage, [](uint8_t* page) { put_u32(page + 28, 8192); });
+  IndexStats stats;
+  EXPECT_EQ(open_and_analyze(path_, &stats), path_ + ": page 0 (header): checksum mismatch");
+}
+
+TEST_F(CorruptFile, HeaderPageOfWrongType) {
+  rewrite_page(kHeaderPage, [](uint8_t* page) { page[0] = 7; });
+  IndexStats stats;
+  EXPECT_EQ(open_and_analyze(path_, &stats),
+            path_ + ": page 0: expected a header page, found a b-tree page");
+}
+
+TEST_F(CorruptFile, IndexRootPageOfWrongType) {
+  rewrite_page(kIndexRootPage, [](uint8_t* page) { page[0] = 7; });
+  IndexStats stats;
+  EXPECT_EQ(open_and_analyze(path_, &stats),
+            path_ + ": page 1: expected a index root page, found a b-tree page");
+}
+
+TEST_F(CorruptFile, LeafPageOfWrongType) {
+  ASSERT_EQ((*pristine_)[3 * kPageSize + 33], 0);  // btr_level: page 3 is a leaf
+  rewrite_page(3, [](uint8_t* page) { page[0] = 6; });
+  IndexStats stats;
+  EXPECT_EQ(open_and_analyze(path_, &stats),
+            path_ + ": page 3: expected a b-tree page, found a index root page");
+}
+
+TEST_F(CorruptFile, RootPageOfWrongType) {
+  uint32_t root = stats_->root_page;
+  ASSERT_EQ(root, 23u);
+  rewrite_page(root, [](uint8_t* page) { page[0] = 9; });
+  IndexStats stats;
+  EXPECT_EQ(open_and_analyze(path_, &stats),
+            path_ + ": page 23: expected a b-tree page, found a free page");
+}
+
+// A page written at the wrong place (valid checksum, own number 3) is caught by its number.
+TEST_F(CorruptFile, MisdirectedPageWrite) {
+  Bytes bytes = *pristine_;
+  std::copy(bytes.begin() + 3 * kPageSize, bytes.begin() + 4 * kPageSize,
+            bytes.begin() + 4 * kPageSize);
+  write_bytes(path_, bytes);
+  IndexStats stats;
+  EXPECT_EQ(open_and_analyze(path_, &stats), path_ + ": page 4 (b-tree): page carries number 3");
 }
 
 }  // namespace
