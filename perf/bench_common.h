@@ -1,0 +1,224 @@
+// Shared pieces of pbtree-bench: the in-process data sets (fixed seeds), the key formats under
+// test, temporary directories, a one-slot fixture cache (so at most one big structure lives at
+// a time), a byte-counting allocator for the in-memory peers, and the benchmark naming scheme
+// `<workload>/<contender>/<type>[.<key format>]/<rows>[/<variant>]`.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "keys/key.h"
+
+namespace pbtree::bench {
+
+/// Page size of every paged structure that lets us choose it (bytes).
+inline constexpr uint32_t kBenchPageSize = 8192;
+/// Entries a narrow_scan reads after its seek.
+inline constexpr int kNarrowKeys = 100;
+/// Queries precomputed per data set (cycled through by the lookup loops).
+inline constexpr size_t kQueries = size_t{1} << 16;
+
+/// One table of `rows` rows: ID = 1..rows (row i has ID i + 1), COL uniform in [1, rows]
+/// (std::mt19937_64, seed 20261130). Queries use seed 7.
+struct Dataset {
+  uint64_t rows = 0;
+  std::vector<int64_t> col;            ///< col[i] = COL of the row with ID i + 1
+  std::vector<int64_t> point_ids;      ///< kQueries random existing IDs
+  std::vector<int64_t> narrow_starts;  ///< kQueries random COL values in [1, rows]
+  int64_t wide_lo = 0, wide_hi = 0;    ///< COL range of wide_scan (inclusive): half the keys
+  uint64_t wide_expected = 0;          ///< entries with COL in [wide_lo, wide_hi]
+};
+
+/// The data set of `rows` rows (built on first use; the previous size is dropped).
+const Dataset& dataset(uint64_t rows);
+
+/// A random permutation of 1..rows (seed 99): the order of random_insert.
+std::vector<int64_t> shuffled_ids(uint64_t rows);
+
+/// A key format under test: column type + key format, e.g. bigint.decimal128.
+struct FormatCase {
+  const char* type_name;  ///< "integer", "bigint", "int128"
+  TypeSpec type;
+  KeyFormat format;
+  std::string label() const;  ///< "bigint.decimal128"
+};
+/// integer.double, bigint.rescaled-double, bigint.decimal128, int128.bcd.
+const std::vector<FormatCase>& format_cases();
+
+/// The full normalized key of integer value `v` (ascending) in `fc`'s format.
+inline std::span<const uint8_t> make_key(const FormatCase& fc, int64_t v, KeyBuffer& buf) {
+  build_key(fc.type, fc.format, Value::exact(v), false, buf);
+  return buf.bytes();
+}
+
+/// A fresh directory under $PBTREE_BENCH_DIR or /tmp, removed (with its contents) at
+/// destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+/// One-slot cache of big fixtures: returns the object stored under `key`, building it with
+/// `make` after destroying whatever the slot held (so memory stays bounded).
+std::shared_ptr<void> cached_fixture(const std::string& key,
+                                     const std::function<std::shared_ptr<void>()>& make);
+template <class T>
+T& fixture(const std::string& key, const std::function<std::shared_ptr<T>()>& make) {
+  return *static_cast<T*>(cached_fixture(key, [&] { return std::shared_ptr<void>(make()); }).get());
+}
+/// Drops the cached fixture (e.g. before a build-heavy case).
+void drop_fixture();
+
+/// Rows of the insert and bulk_build cases: 10^6, or 10^7 if PBTREE_BENCH_LARGE=1;
+/// PBTREE_BENCH_BUILD_ROWS=N overrides both (small runs while developing).
+uint64_t build_rows();
+/// Rows of the insert cases: PBTREE_BENCH_INSERT_ROWS if set, else build_rows().
+uint64_t insert_rows();
+
+/// Bytes currently held through CountingAllocator (all instantiations).
+inline std::atomic<int64_t> g_counted_bytes{0};
+
+/// std::allocator that adds every allocation's size to g_counted_bytes (so the in-memory
+/// peers' bytes_per_entry is what they really asked the heap for, malloc overhead excluded).
+template <class T>
+struct CountingAllocator {
+  using value_type = T;
+  CountingAllocator() = default;
+  template <class U>
+  CountingAllocator(const CountingAllocator<U>&) {}
+  T* allocate(size_t n) {
+    g_counted_bytes += static_cast<int64_t>(n * sizeof(T));
+    return std::allocator<T>().allocate(n);
+  }
+  void deallocate(T* p, size_t n) {
+    g_counted_bytes -= static_cast<int64_t>(n * sizeof(T));
+    std::allocator<T>().deallocate(p, n);
+  }
+  template <class U>
+  bool operator==(const CountingAllocator<U>&) const {
+    return true;
+  }
+};
+
+/// "<workload>/<contender>/<type>/<rows>[/<variant>]".
+std::string bench_name(const std::string& workload, const std::string& contender,
+                       const std::string& type, uint64_t rows, const std::string& variant = "");
+
+/// Registers unique_scan, narrow_scan, wide_scan and full_scan of one contender at `rows`.
+/// `Fix` (built lazily by `make`, one fixture alive at a time) provides, over the data set:
+///   uint64_t point(int64_t id)   — entries with ID = id (1 expected), via the ID index;
+///   uint64_t narrow(int64_t start, int n, uint64_t& sum) — seek COL >= start, read n entries;
+///   uint64_t range(int64_t lo, int64_t hi, uint64_t& sum) — every entry with COL in [lo, hi];
+///   uint64_t full(uint64_t& sum) — every entry of the COL index in order;
+///   double id_bytes_per_entry, col_bytes_per_entry (bytes of the structure / entries).
+/// Each case checks its answer once before timing (SkipWithError on a wrong count).
+template <class Fix>
+void register_scans(const std::string& contender, const std::string& type, uint64_t rows,
+                    std::function<std::shared_ptr<Fix>()> make) {
+  const std::string key = contender + "/" + type + "/" + std::to_string(rows);
+  auto get = [key, make]() -> Fix& { return fixture<Fix>(key, make); };
+  benchmark::RegisterBenchmark(
+      bench_name("unique_scan", contender, type, rows).c_str(), [get, rows](benchmark::State& st) {
+        Fix& f = get();
+        const Dataset& d = dataset(rows);
+        if (f.point(d.point_ids[0]) != 1 || f.point(static_cast<int64_t>(rows) + 1) != 0) {
+          st.SkipWithError("unique_scan: wrong answer");
+        }
+        size_t i = 0;
+        uint64_t hits = 0;
+        for (auto _ : st) hits += f.point(d.point_ids[i++ & (kQueries - 1)]);
+        benchmark::DoNotOptimize(hits);
+        st.SetItemsProcessed(static_cast<int64_t>(st.iterations()));
+        st.counters["bytes_per_entry"] = f.id_bytes_per_entry;
+      });
+  benchmark::RegisterBenchmark(
+      bench_name("narrow_scan", contender, type, rows).c_str(), [get, rows](benchmark::State& st) {
+        Fix& f = get();
+        const Dataset& d = dataset(rows);
+        uint64_t sum = 0;
+        if (f.narrow(1, kNarrowKeys, sum) != kNarrowKeys) st.SkipWithError("narrow_scan: short");
+        size_t i = 0;
+        uint64_t n = 0;
+        for (auto _ : st) n += f.narrow(d.narrow_starts[i++ & (kQueries - 1)], kNarrowKeys, sum);
+        benchmark::DoNotOptimize(sum);
+        st.SetItemsProcessed(static_cast<int64_t>(n));
+        st.counters["bytes_per_entry"] = f.col_bytes_per_entry;
+      });
+  benchmark::RegisterBenchmark(bench_name("wide_scan", contender, type, rows).c_str(),
+                               [get, rows](benchmark::State& st) {
+                                 Fix& f = get();
+                                 const Dataset& d = dataset(rows);
+                                 uint64_t sum = 0, n = 0;
+                                 for (auto _ : st) {
+                                   uint64_t got = f.range(d.wide_lo, d.wide_hi, sum);
+                                   if (got != d.wide_expected) {
+                                     st.SkipWithError("wide_scan: wrong count");
+                                     break;
+                                   }
+                                   n += got;
+                                 }
+                                 benchmark::DoNotOptimize(sum);
+                                 st.SetItemsProcessed(static_cast<int64_t>(n));
+                                 st.counters["bytes_per_entry"] = f.col_bytes_per_entry;
+                               });
+  benchmark::RegisterBenchmark(bench_name("full_scan", contender, type, rows).c_str(),
+                               [get, rows](benchmark::State& st) {
+                                 Fix& f = get();
+                                 uint64_t sum = 0, n = 0;
+                                 for (auto _ : st) {
+                                   uint64_t got = f.full(sum);
+                                   if (got != rows) {
+                                     st.SkipWithError("full_scan: wrong count");
+                                     break;
+                                   }
+                                   n += got;
+                                 }
+                                 benchmark::DoNotOptimize(sum);
+                                 st.SetItemsProcessed(static_cast<int64_t>(n));
+                                 st.counters["bytes_per_entry"] = f.col_bytes_per_entry;
+                               });
+}
+
+/// Wall-clock time of the timed parts of a multi-threaded case (Google Benchmark's CPU time
+/// counts the main thread only). finish() sets counters wall_items_per_second and
+/// wall_ns_per_op, which report.py uses for bulk_build.
+class WallTimer {
+ public:
+  template <class F>
+  void time(F&& f) {
+    auto t0 = std::chrono::steady_clock::now();
+    f();
+    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  void finish(benchmark::State& st, double items) const {
+    if (seconds_ <= 0 || st.iterations() == 0) return;
+    st.counters["wall_items_per_second"] = items / seconds_;
+    st.counters["wall_ns_per_op"] = seconds_ * 1e9 / double(st.iterations());
+  }
+
+ private:
+  double seconds_ = 0;
+};
+
+/// Registration entry points (one per translation unit) and skip notes printed by main().
+void register_pbtree(const std::vector<uint64_t>& scan_sizes);
+void register_peers(const std::vector<uint64_t>& scan_sizes);
+std::vector<std::string> peer_skip_notes();
+
+}  // namespace pbtree::bench

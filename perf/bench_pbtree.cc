@@ -1,0 +1,298 @@
+// pbtree's cases in pbtree-bench: scans (BTree::find / cursors over a file built with
+// IndexFile::bulk_load and read through a BufferPool that holds every page), key_encode,
+// bulk_build (IndexFile::bulk_load from unsorted keys, 1 or 2 TBB threads) and
+// random/increasing insert (BTree::insert into an empty tree, all pages in the pool).
+#include <tbb/global_control.h>
+
+#include <memory>
+#include <optional>
+#include <random>
+#include <stdexcept>
+
+#include "btree/btree.h"
+#include "btree/index_file.h"
+#include "page/btree_page.h"
+#include "page/buffer_pool.h"
+#include "page/page_file.h"
+#include "perf/bench_common.h"
+
+namespace pbtree::bench {
+namespace {
+
+// Read-only trees never allocate.
+class NoAllocator : public PageAllocator {
+ public:
+  uint32_t allocate() override { throw std::logic_error("read-only benchmark tree allocated"); }
+  void release(uint32_t) override { throw std::logic_error("read-only benchmark tree released"); }
+};
+
+// Pages first_page, first_page + 1, ...; released pages are not reused (counted only).
+class GrowingAllocator : public PageAllocator {
+ public:
+  explicit GrowingAllocator(uint32_t first) : next_(first) {}
+  uint32_t allocate() override {
+    ++in_use_;
+    return next_++;
+  }
+  void release(uint32_t) override { --in_use_; }
+  uint64_t in_use() const { return in_use_; }
+
+ private:
+  uint32_t next_;
+  uint64_t in_use_ = 0;
+};
+
+IndexDefinition make_def(const FormatCase& fc, const char* name, bool unique) {
+  IndexDefinition def;
+  def.name = name;
+  def.type = fc.type;
+  def.format = fc.format;
+  def.unique = unique;
+  return def;
+}
+
+uint16_t jump_interval_of(const FormatCase& fc) {
+  return jump_area_size(max_key_length(fc.type, fc.format, false), false);
+}
+
+// One file with two indexes of the data set: ID (unique, record number = ID) and COL
+// (duplicates, record number = ID), both built by bulk_load and opened as BTrees over one
+// BufferPool with a frame for every page of the file (warmed by a full scan).
+struct PbtreeScanFixture {
+  FormatCase fc;
+  TempDir dir;
+  std::optional<PageFile> file;
+  std::unique_ptr<BufferPool> pool;
+  NoAllocator alloc;
+  std::unique_ptr<BTree> id_tree, col_tree;
+  double id_bytes_per_entry = 0, col_bytes_per_entry = 0;
+  KeyBuffer kb;
+
+  PbtreeScanFixture(const FormatCase& f, uint64_t rows) : fc(f) {
+    const Dataset& d = dataset(rows);
+    const std::string path = dir.file("bench.pbt");
+    IndexInfo id_info, col_info;
+    uint32_t pages = 0;
+    {
+      auto idx = IndexFile::open_or_create(path, kBenchPageSize);
+      {
+        EntryBatch b;
+        b.reserve(rows, rows * 12);
+        for (uint64_t i = 0; i < rows; ++i) b.add(make_key(fc, int64_t(i + 1), kb), i + 1, i);
+        id_info = idx->bulk_load(make_def(fc, "ID", true), b);
+      }
+      {
+        EntryBatch b;
+        b.reserve(rows, rows * 12);
+        for (uint64_t i = 0; i < rows; ++i) b.add(make_key(fc, d.col[i], kb), i + 1, i);
+        col_info = idx->bulk_load(make_def(fc, "COL", false), b);
+      }
+      id_bytes_per_entry = idx->analyze("ID").bytes_per_entry;
+      col_bytes_per_entry = idx->analyze("COL").bytes_per_entry;
+      pages = idx->page_count();
+    }
+    file.emplace(PageFile::open(path, false));
+    file->set_page_size(kBenchPageSize);
+    pool = std::make_unique<BufferPool>(*file, pages + 64);
+    id_tree = std::make_unique<BTree>(*pool, alloc, id_info.root_page, id_info.def,
+                                      static_cast<uint8_t>(id_info.id), jump_interval_of(fc));
+    col_tree = std::make_unique<BTree>(*pool, alloc, col_info.root_page, col_info.def,
+                                       static_cast<uint8_t>(col_info.id), jump_interval_of(fc));
+    uint64_t sum = 0;
+    full(sum);
+    for (Cursor c = id_tree->scan(); c.valid(); c.next()) sum += c.record_number();
+    benchmark::DoNotOptimize(sum);
+  }
+
+  uint64_t point(int64_t id) { return id_tree->find(make_key(fc, id, kb)).size(); }
+
+  uint64_t narrow(int64_t start, int n, uint64_t& sum) {
+    auto k = make_key(fc, start, kb);
+    ScanRange r;
+    r.lower = KeyBound{std::vector<uint8_t>(k.begin(), k.end()), true};
+    Cursor c = col_tree->scan(std::move(r));
+    int got = 0;
+    for (; got < n && c.valid(); ++got, c.next()) sum += c.record_number();
+    return static_cast<uint64_t>(got);
+  }
+
+  uint64_t range(int64_t lo, int64_t hi, uint64_t& sum) {
+    ScanRange r;
+    auto k = make_key(fc, lo, kb);
+    r.lower = KeyBound{std::vector<uint8_t>(k.begin(), k.end()), true};
+    k = make_key(fc, hi, kb);
+    r.upper = KeyBound{std::vector<uint8_t>(k.begin(), k.end()), true};
+    uint64_t got = 0;
+    for (Cursor c = col_tree->scan(std::move(r)); c.valid(); c.next(), ++got) {
+      sum += c.record_number();
+    }
+    return got;
+  }
+
+  uint64_t full(uint64_t& sum) {
+    uint64_t got = 0;
+    for (Cursor c = col_tree->scan(); c.valid(); c.next(), ++got) sum += c.record_number();
+    return got;
+  }
+};
+
+// kQueries values per (format, variant): small = [1, 1000]; large = the top decades of the
+// type with random sign (integer: |v| in [10^8, 2^31), bigint: [10^17, 2^63), int128:
+// [10^36, 10^38)).
+std::vector<__int128> encode_values(const FormatCase& fc, bool large) {
+  std::mt19937_64 rng(large ? 5 : 3);
+  std::vector<__int128> out(kQueries);
+  for (auto& v : out) {
+    if (!large) {
+      v = static_cast<__int128>(rng() % 1000 + 1);
+      continue;
+    }
+    __int128 m;
+    if (fc.type.type == ColumnType::Integer) {
+      m = 100'000'000 + static_cast<__int128>(rng() % (2'147'483'647ULL - 100'000'000));
+    } else if (fc.type.type == ColumnType::Bigint) {
+      m = static_cast<__int128>(100'000'000'000'000'000ULL + rng() % (9'223'372'036'854'775'807ULL -
+                                                                      100'000'000'000'000'000ULL));
+    } else {
+      const __int128 e18 = 1'000'000'000'000'000'000LL;
+      // 10^36 .. 10^38 - 1: high part in [10^18, 10^20) times 10^18, plus a low part.
+      __int128 hi = e18 + static_cast<__int128>(rng()) % (99 * e18);
+      m = hi * e18 + static_cast<__int128>(rng() % 1'000'000'000'000'000'000ULL);
+    }
+    v = (rng() & 1) ? -m : m;
+  }
+  return out;
+}
+
+void register_key_encode() {
+  for (const FormatCase& fc : format_cases()) {
+    for (bool large : {false, true}) {
+      benchmark::RegisterBenchmark(
+          bench_name("key_encode", "pbtree", fc.label(), kQueries, large ? "large" : "small")
+              .c_str(),
+          [fc, large](benchmark::State& st) {
+            const std::vector<__int128> values = encode_values(fc, large);
+            KeyBuffer kb;
+            size_t i = 0, bytes = 0;
+            for (auto _ : st) {
+              bytes += build_key(fc.type, fc.format, Value::exact(values[i++ & (kQueries - 1)]),
+                                 false, kb);
+              benchmark::DoNotOptimize(kb.data[0]);
+            }
+            st.SetItemsProcessed(static_cast<int64_t>(st.iterations()));
+            st.counters["key_bytes"] =
+                st.iterations() ? double(bytes) / double(st.iterations()) : 0.0;
+          });
+    }
+  }
+}
+
+// The unsorted input of bulk_build: COL keys with record number = ID, in ID order.
+struct BulkInput {
+  EntryBatch batch;
+};
+
+void register_bulk_build(uint64_t rows) {
+  for (const FormatCase& fc : format_cases()) {
+    for (int threads : {1, 2}) {
+      const std::string key = "bulk/" + fc.label() + "/" + std::to_string(rows);
+      benchmark::RegisterBenchmark(
+          bench_name("bulk_build", "pbtree", fc.label(), rows, "threads" + std::to_string(threads))
+              .c_str(),
+          [fc, rows, threads, key](benchmark::State& st) {
+            BulkInput& in = fixture<BulkInput>(key, [&] {
+              auto p = std::make_shared<BulkInput>();
+              const Dataset& d = dataset(rows);
+              KeyBuffer kb;
+              p->batch.reserve(rows, rows * 12);
+              for (uint64_t i = 0; i < rows; ++i)
+                p->batch.add(make_key(fc, d.col[i], kb), i + 1, i);
+              return p;
+            });
+            tbb::global_control gc(tbb::global_control::max_allowed_parallelism,
+                                   static_cast<size_t>(threads));
+            double bpe = 0;
+            WallTimer wall;
+            for (auto _ : st) {
+              st.PauseTiming();
+              auto batch = std::make_unique<EntryBatch>(in.batch);
+              auto dir = std::make_unique<TempDir>();
+              auto idx = IndexFile::open_or_create(dir->file("bulk.pbt"), kBenchPageSize);
+              st.ResumeTiming();
+              wall.time([&] { idx->bulk_load(make_def(fc, "COL", false), *batch); });
+              st.PauseTiming();
+              if (bpe == 0) bpe = idx->analyze("COL").bytes_per_entry;
+              idx.reset();
+              dir.reset();
+              batch.reset();
+              st.ResumeTiming();
+            }
+            st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * rows));
+            wall.finish(st, double(st.iterations() * rows));
+            st.counters["bytes_per_entry"] = bpe;
+          });
+    }
+  }
+}
+
+// An empty unique tree in a fresh file with a pool big enough for every page it will get.
+struct InsertEnv {
+  TempDir dir;
+  std::optional<PageFile> file;
+  std::unique_ptr<BufferPool> pool;
+  GrowingAllocator alloc{1};
+  std::unique_ptr<BTree> tree;
+  InsertEnv(const FormatCase& fc, uint64_t rows) {
+    file.emplace(PageFile::create(dir.file("insert.pbt"), kBenchPageSize));
+    pool = std::make_unique<BufferPool>(*file, rows * 48 / kBenchPageSize + 1024);
+    const uint16_t jump = jump_interval_of(fc);
+    uint32_t root = BTree::create_empty(*pool, alloc, 0, jump);
+    tree = std::make_unique<BTree>(*pool, alloc, root, make_def(fc, "ID", true), 0, jump);
+  }
+};
+
+void register_inserts(uint64_t rows) {
+  for (const char* workload : {"random_insert", "increasing_insert"}) {
+    const bool random = std::string(workload) == "random_insert";
+    for (const FormatCase& fc : format_cases()) {
+      benchmark::RegisterBenchmark(
+          bench_name(workload, "pbtree", fc.label(), rows).c_str(),
+          [fc, rows, random](benchmark::State& st) {
+            drop_fixture();
+            std::vector<int64_t> order = shuffled_ids(rows);
+            if (!random) std::sort(order.begin(), order.end());
+            KeyBuffer kb;
+            double bpe = 0;
+            for (auto _ : st) {
+              st.PauseTiming();
+              auto env = std::make_unique<InsertEnv>(fc, rows);
+              st.ResumeTiming();
+              for (int64_t id : order) env->tree->insert(make_key(fc, id, kb), uint64_t(id));
+              st.PauseTiming();
+              bpe = double(env->alloc.in_use()) * kBenchPageSize / double(rows);
+              env.reset();
+              st.ResumeTiming();
+            }
+            st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * rows));
+            st.counters["bytes_per_entry"] = bpe;
+          });
+    }
+  }
+}
+
+}  // namespace
+
+void register_pbtree(const std::vector<uint64_t>& scan_sizes) {
+  for (uint64_t rows : scan_sizes) {
+    for (const FormatCase& fc : format_cases()) {
+      register_scans<PbtreeScanFixture>("pbtree", fc.label(), rows, [fc, rows] {
+        return std::make_shared<PbtreeScanFixture>(fc, rows);
+      });
+    }
+  }
+  register_key_encode();
+  register_bulk_build(build_rows());
+  register_inserts(insert_rows());
+}
+
+}  // namespace pbtree::bench

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# perf/run.sh: builds pbtree-bench (Release) if needed, runs the whole suite with JSON output
+# (--benchmark_format=json, --benchmark_out) and rewrites perf/RESULTS.md with perf/report.py.
+#
+# Two passes: (A) every case but the inserts with $PBTREE_BENCH_REPS repetitions (default 3,
+# median aggregate reported); (B) the insert cases once each (a single iteration of 10^6
+# inserts; they dominate the run time). Meant to finish in under 10 minutes on 2 cores.
+#
+# Environment: PBTREE_BENCH_BUILD (build dir, default <repo>/build-release), PBTREE_BENCH_REPS,
+# PBTREE_BENCH_MIN_TIME (seconds per case, default 0.05), PBTREE_BENCH_LARGE=1 (bulk/insert
+# at 10^7 rows), PBTREE_BENCH_SCAN_ROWS (one scan size instead of 10^6 and 10^7),
+# PBTREE_BENCH_BUILD_ROWS (bulk/insert rows), PBTREE_BENCH_INSERT_ROWS (insert rows only),
+# PBTREE_BENCH_DIR (temp files, default /tmp).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+build=${PBTREE_BENCH_BUILD:-$root/build-release}
+reps=${PBTREE_BENCH_REPS:-3}
+min_time=${PBTREE_BENCH_MIN_TIME:-0.05}
+
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPBTREE_BUILD_TESTS=OFF
+fi
+cmake --build "$build" -j2 --target pbtree-bench
+bin="$build/bin/pbtree-bench"
+out="$build/bench-results"
+mkdir -p "$out"
+rm -f "$out"/*.json
+
+common="--benchmark_min_time=$min_time --benchmark_format=json --benchmark_out_format=json"
+cmd_a="$bin --benchmark_filter=-_insert/ --benchmark_repetitions=$reps --benchmark_report_aggregates_only=true $common --benchmark_out=$out/suite.json"
+cmd_b="$bin --benchmark_filter=_insert/ --benchmark_repetitions=1 $common --benchmark_out=$out/inserts.json"
+
+start=$(date +%s)
+echo "run.sh: pass A: $cmd_a" >&2
+$cmd_a >"$out/suite.stdout.json"
+echo "run.sh: pass B: $cmd_b" >&2
+$cmd_b >"$out/inserts.stdout.json"
+elapsed=$(($(date +%s) - start))
+
+env_note=""
+for v in PBTREE_BENCH_BUILD PBTREE_BENCH_REPS PBTREE_BENCH_MIN_TIME PBTREE_BENCH_LARGE PBTREE_BENCH_SCAN_ROWS PBTREE_BENCH_BUILD_ROWS PBTREE_BENCH_INSERT_ROWS; do
+  if [ -n "${!v:-}" ]; then env_note="$env_note$v=${!v} "; fi
+done
+python3 "$here/report.py" --out "$here/RESULTS.md" \
+  --repetitions "pass A: $reps repetitions, median aggregate; pass B (inserts): single run" \
+  --elapsed "$((elapsed / 60)) min $((elapsed % 60)) s" \
+  --command "${env_note}perf/run.sh  =>  ${cmd_a#$root/} ; ${cmd_b#$root/}" \
+  "$out/suite.json" "$out/inserts.json"
+echo "run.sh: wrote $here/RESULTS.md in ${elapsed}s" >&2
