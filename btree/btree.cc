@@ -1120,6 +1120,9 @@ struct TreeWriter {
 
 void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   const uint32_t ps = pool_.page_size();
+  if (read_only_) {
+    throw UsageError(fmt::format("{}: opened read-only", pool_.file().path()));
+  }
   if (key.size() >= ps / 4) {
     throw KeyError(
         fmt::format("key size {} exceeds implementation restriction: keys must be shorter than "
@@ -1160,6 +1163,9 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
 }
 
 void BTree::remove(std::span<const uint8_t> key, uint64_t recno) {
+  if (read_only_) {
+    throw UsageError(fmt::format("{}: opened read-only", pool_.file().path()));
+  }
   std::lock_guard lock(write_mutex_);
   TreeWriter w(*this);
   uint32_t leaf = w.descend(key, recno);

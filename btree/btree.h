@@ -158,6 +158,8 @@ class BTree {
   TreeCheck verify() const;
 
   uint32_t root() const { return root_.load(std::memory_order_acquire); }
+  /// Makes insert/remove throw UsageError (a file opened read-only).
+  void set_read_only(bool read_only) { read_only_ = read_only; }
   const IndexDefinition& definition() const { return def_; }
   bool descending() const { return def_.descending; }
   BufferPool& pool() const { return pool_; }
@@ -185,6 +187,7 @@ class BTree {
   uint8_t index_id_;
   uint16_t jump_interval_;
   std::function<void(uint32_t)> on_root_change_;
+  bool read_only_ = false;
   mutable std::mutex write_mutex_;
 };
 

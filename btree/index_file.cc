@@ -12,12 +12,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <map>
 #include <cstring>
 #include <stdexcept>
 
+#include "btree/btree.h"
 #include "btree/bulk_build.h"
 #include "btree/stats.h"
 #include "page/btree_page.h"
+#include "page/buffer_pool.h"
 #include "page/file_format.h"
 #include "page/page_file.h"
 
@@ -87,11 +90,45 @@ void EntryBatch::reserve(size_t entries, size_t key_bytes) {
   arena_.reserve(key_bytes);
 }
 
+// Pages for the living B-trees: pages freed in this session first, else the end of the file
+// (the header's page count grows in memory; flush() writes it).
+class FileAllocator : public PageAllocator {
+ public:
+  FileAllocator(FileHeader& header, uint32_t file_pages) : header_(header) {
+    header_.page_count = std::max(header_.page_count, file_pages);
+  }
+  uint32_t allocate() override {
+    if (!free_.empty()) {
+      uint32_t p = free_.back();
+      free_.pop_back();
+      return p;
+    }
+    if (header_.page_count == UINT32_MAX) throw UsageError("file full: 2^32 - 1 pages");
+    return header_.page_count++;
+  }
+  void release(uint32_t page_no) override { free_.push_back(page_no); }
+
+ private:
+  FileHeader& header_;
+  std::vector<uint32_t> free_;
+};
+
 struct IndexFile::Impl {
   PageFile file;
   bool writable = false;
   FileHeader header;
   std::vector<IndexSlot> slots;
+  // The living B-trees (tree()): pool and allocator created on first use.
+  size_t cache_frames = 0;
+  std::unique_ptr<BufferPool> pool;
+  std::unique_ptr<FileAllocator> allocator;
+  std::map<std::string, std::unique_ptr<BTree>> trees;
+  bool dirty = false;  // roots or page count changed since the last flush
+
+  // Writes the pool's dirty pages (no sync), so direct file reads see them.
+  void write_back() {
+    if (pool) pool->flush();
+  }
 
   uint32_t page_size() const { return header.page_size; }
   // Pages physically present (a crash between the index root page and header writes can leave
@@ -119,10 +156,17 @@ struct IndexFile::Impl {
 };
 
 IndexFile::IndexFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-IndexFile::~IndexFile() = default;
+IndexFile::~IndexFile() {
+  // Best effort: changes through tree() are only promised durable after flush().
+  try {
+    if (impl_ && impl_->writable && impl_->pool) flush();
+  } catch (...) {
+  }
+}
 
 std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, bool writable) {
-  auto impl = std::make_unique<Impl>(Impl{PageFile::open(path, writable), writable, {}, {}});
+  auto impl = std::make_unique<Impl>(
+      Impl{PageFile::open(path, writable), writable, {}, {}, 0, nullptr, nullptr, {}, false});
   PageFile& file = impl->file;
   uint64_t size = file.file_size();
   uint8_t prefix[kHeaderPrefixSize] = {};
@@ -206,6 +250,7 @@ std::optional<IndexInfo> IndexFile::find_index(const std::string& name) const {
 }
 
 void IndexFile::read_page(uint32_t page_no, uint8_t* out) const {
+  impl_->write_back();
   impl_->file.read(page_no, out);
 }
 
@@ -267,7 +312,8 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     }
   }
 
-  // 2. New pages at the end of the file.
+  // 2. New pages at the end of the file (after the living trees' pages, made durable first).
+  if (im.pool) flush();
   const uint64_t old_size = im.file.file_size();
   const uint32_t first = im.page_bound();
   std::vector<uint8_t> old_root(ps), old_header(ps);
@@ -331,6 +377,7 @@ IndexStats IndexFile::analyze(const std::string& name) const {
   const IndexSlot* s = impl_->find(name);
   if (!s) throw UsageError(fmt::format("{}: no index named {}", path(), name));
   const PageFile& file = impl_->file;
+  impl_->write_back();
   try {
     return analyze_btree(
         [&](uint32_t page_no, uint8_t* out) {
@@ -342,6 +389,68 @@ IndexStats IndexFile::analyze(const std::string& name) const {
     if (msg.rfind(path(), 0) == 0) throw;
     throw CorruptError(fmt::format("{}: index {}: {}", path(), name, msg));
   }
+}
+
+IndexInfo IndexFile::create_index(const IndexDefinition& def) {
+  EntryBatch none;
+  return bulk_load(def, none);
+}
+
+void IndexFile::set_cache_frames(size_t frames) {
+  if (impl_->pool) throw UsageError("the buffer pool exists already: set its size before tree()");
+  if (frames < BufferPool::kMinFrames) {
+    throw UsageError(fmt::format("buffer pool needs at least {} frames", BufferPool::kMinFrames));
+  }
+  impl_->cache_frames = frames;
+}
+
+BTree& IndexFile::tree(const std::string& name) {
+  Impl& im = *impl_;
+  auto it = im.trees.find(name);
+  if (it != im.trees.end()) return *it->second;
+  const IndexSlot* s = im.find(name);
+  if (!s) throw UsageError(fmt::format("{}: no index named {}", path(), name));
+  if (!im.pool) {
+    size_t frames = im.cache_frames != 0
+                        ? im.cache_frames
+                        : BufferPool::frames_for(BufferPool::kDefaultBytes, page_size());
+    im.pool = std::make_unique<BufferPool>(im.file, frames);
+    im.allocator = std::make_unique<FileAllocator>(im.header, im.file_pages());
+  }
+  uint16_t jump_interval;
+  {
+    PageRef root = im.pool->pin(s->root_page, static_cast<uint8_t>(PageType::Btree));
+    std::shared_lock latch(root.latch());
+    jump_interval = read_btree_header(root.data()).jump_interval;
+  }
+  const uint32_t slot = s->id;
+  auto tree = std::make_unique<BTree>(*im.pool, *im.allocator, s->root_page, Impl::info(*s).def,
+                                      static_cast<uint8_t>(slot % 256), jump_interval,
+                                      [&im, slot](uint32_t root) {
+                                        im.slots[slot].root_page = root;
+                                        im.dirty = true;
+                                      });
+  if (!im.writable) tree->set_read_only(true);
+  return *im.trees.emplace(name, std::move(tree)).first->second;
+}
+
+void IndexFile::flush() {
+  Impl& im = *impl_;
+  if (!im.pool) return;
+  if (!im.writable) throw UsageError(fmt::format("{}: opened read-only", path()));
+  std::vector<std::unique_lock<std::mutex>> writers;
+  for (auto& [name, tree] : im.trees) writers.emplace_back(tree->write_mutex());
+  im.pool->flush();
+  im.file.sync();
+  std::vector<uint8_t> page(page_size());
+  encode_index_root_page(im.slots, page.data(), page_size());
+  im.file.write(kIndexRootPage, page.data());
+  im.file.sync();
+  ++im.header.checkpoint;
+  encode_header_page(im.header, page.data());
+  im.file.write(kHeaderPage, page.data());
+  im.file.sync();
+  im.dirty = false;
 }
 
 }  // namespace pbtree

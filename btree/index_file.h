@@ -94,7 +94,10 @@ struct IndexStats {
   double avg_leaf_fill = 0;     ///< mean over leaves of (btr_length − h) / (page_size − h), 0..1
 };
 
-/// One pbtree file. Not thread-safe (one user at a time) in this slice.
+class BTree;
+
+/// One pbtree file. Not thread-safe (one user at a time) in this slice, except that the
+/// BTree objects from tree() take many concurrent readers plus one writer.
 class IndexFile {
  public:
   /// Opens `path`, creating it with `page_size` if it does not exist. page_size 0 means: the
@@ -128,6 +131,22 @@ class IndexFile {
 
   /// Reads page `page_no` (page_size bytes) into `out`. Throws IoError, CorruptError.
   void read_page(uint32_t page_no, uint8_t* out) const;
+
+  /// Creates an empty index (one empty root leaf) to fill with tree(name).insert(). Same
+  /// checks and errors as bulk_load; durable on return.
+  IndexInfo create_index(const IndexDefinition& def);
+  /// The living B-tree of index `name` (btree/btree.h) for lookups, scans, inserts and
+  /// removes, over this file's buffer pool. Pages come from the end of the file or from pages
+  /// freed earlier in this session; root changes go to the index root page at flush().
+  /// On a read-only file, insert/remove throw UsageError. Throws UsageError (no such index).
+  BTree& tree(const std::string& name);
+  /// Frames of the buffer pool behind tree(); default BufferPool::kDefaultBytes worth. Only
+  /// before the first tree() call (UsageError after).
+  void set_cache_frames(size_t frames);
+  /// Makes every change through tree() durable: writes the dirty pages and syncs, then writes
+  /// the index root page (root page numbers) and the header (page count) and syncs again.
+  /// Must not run concurrently with inserts/removes. Throws IoError.
+  void flush();
 
   struct Impl;
 

@@ -15,6 +15,7 @@
 #include "tools/demo.h"
 #include "tools/loader.h"
 #include "tools/stat_format.h"
+#include "tools/tree_commands.h"
 
 namespace pbtree::tools {
 
@@ -29,6 +30,7 @@ struct KeyArgs {
 struct LoadArgs {
   std::string db, index, type, key_format, input;
   bool unique = false, descending = false, header = false, progress = false;
+  bool append = false;
   uint32_t page_size = 0;
   size_t column = 1, recno_column = 0;
 };
@@ -54,6 +56,14 @@ void run_key(const KeyArgs& a, std::ostream& out) {
 }
 
 void run_load(const LoadArgs& a, std::ostream& err) {
+  if (a.append) {
+    ColumnSource source;
+    source.header = a.header;
+    source.column = a.column;
+    source.recno_column = a.recno_column;
+    append_to_index(a.db, a.index, a.input, source);
+    return;
+  }
   IndexDefinition def;
   def.name = a.index;
   def.type = TypeSpec::parse(a.type);
@@ -116,7 +126,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App* load = app.add_subcommand("load", "Bulk-build one new index from a CSV file");
   load->add_option("db", load_args.db, "Index file (created if missing)")->required();
   load->add_option("--index", load_args.index, "Name of the new index")->required();
-  load->add_option("--type", load_args.type, "Column type")->required();
+  load->add_option("--type", load_args.type, "Column type (required unless --append)");
   load->add_option("--key-format", load_args.key_format, "Key format (default: Firebird 5's)");
   load->add_flag("--unique", load_args.unique, "Unique index");
   load->add_flag("--descending", load_args.descending, "Descending index");
@@ -130,6 +140,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                    "1-based column of record numbers (default: row ordinal from 0)")
       ->check(CLI::PositiveNumber);
   load->add_flag("--progress", load_args.progress, "Progress messages on stderr");
+  load->add_flag("--append", load_args.append,
+                 "Insert into the existing index instead (all-or-nothing, durable at exit)");
+  load->callback([&load_args] {
+    if (!load_args.append && load_args.type.empty()) throw CLI::RequiredError("--type");
+  });
 
   StatArgs stat_args;
   CLI::App* stat = app.add_subcommand("stat", "Print gstat-style statistics of indexes");
@@ -146,6 +161,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   demo->add_option("--output", demo_args.output,
                    "Demo index file (default: <tmp>/pbtree-demo.pbt)");
 
+  TreeCommands tree_commands;
+  add_insert_command(app, tree_commands);
+  add_delete_command(app, tree_commands);
+  add_find_command(app, tree_commands);
+  add_scan_command(app, tree_commands);
+  add_verify_command(app, tree_commands);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -158,6 +180,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*load) run_load(load_args, err);
     if (*stat) run_stat(stat_args, out);
     if (*demo) run_demo(demo_args, out, err);
+    tree_commands.run(out, err);
   } catch (const std::exception& e) {
     out.flush();
     err << "pbtree: " << e.what() << "\n";

@@ -1,0 +1,178 @@
+// `pbtree insert`, `pbtree delete` and `pbtree load --append`: changes to an existing index
+// through the living B-tree (IndexSession). Every check runs before the tree is touched, and
+// the file is durable (flushed and fsynced) when the command returns.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <numeric>
+
+#include "keys/key.h"
+#include "tools/csv_reader.h"
+#include "tools/index_session.h"
+#include "tools/tree_commands.h"
+
+namespace pbtree::tools {
+
+namespace {
+
+struct ChangeArgs {
+  std::string db, index;
+  bool null = false;
+  std::vector<std::string> args;  // [VALUE] RECNO
+};
+
+uint64_t parse_recno(const std::string& text) {
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() ||
+      v > kMaxRecordNumber) {
+    throw UsageError(
+        fmt::format("bad record number '{}' (want an integer 0..{})", text, kMaxRecordNumber));
+  }
+  return v;
+}
+
+// The value text (nullopt for --null) and the record number from the positional arguments.
+std::pair<std::optional<std::string>, uint64_t> value_and_recno(const ChangeArgs& a) {
+  const size_t want = a.null ? 1 : 2;
+  if (a.args.size() != want) {
+    throw UsageError(a.null ? "expected RECNO after --null (one argument)"
+                            : "expected VALUE RECNO (or --null RECNO)");
+  }
+  std::optional<std::string> value;
+  if (!a.null) value = a.args[0];
+  return {value, parse_recno(a.args.back())};
+}
+
+void run_change(const ChangeArgs& a, bool insert) {
+  auto [text, recno] = value_and_recno(a);
+  auto session = IndexSession::open(a.db, a.index, true);
+  const IndexDefinition& def = session->info().def;
+  KeyBuffer key;
+  build_key(def.type, def.format, text ? parse_value(def.type, *text) : Value::null(),
+            def.descending, key);
+  check_key_length(key.length, session->page_size());
+  const std::string shown = text ? *text : "NULL";
+  BTree& tree = session->tree();
+  if (insert) {
+    if (tree.contains(key.bytes(), recno)) {
+      throw UsageError(
+          fmt::format("index {}: entry ({}, {}) already exists", def.name, shown, recno));
+    }
+    if (def.unique && text) {
+      std::vector<uint64_t> found = tree.find(key.bytes());
+      if (!found.empty()) {
+        throw UsageError(fmt::format("unique index {}: value {} already exists (record {})",
+                                     def.name, shown, found.front()));
+      }
+    }
+    tree.insert(key.bytes(), recno);
+  } else {
+    if (!tree.contains(key.bytes(), recno)) {
+      throw UsageError(fmt::format("index {}: no entry ({}, {})", def.name, shown, recno));
+    }
+    tree.remove(key.bytes(), recno);
+  }
+  session->commit();
+}
+
+void add_change_command(CLI::App& app, TreeCommands& commands, bool insert) {
+  auto args = std::make_shared<ChangeArgs>();
+  CLI::App* sub = app.add_subcommand(
+      insert ? "insert" : "delete",
+      insert ? "Insert one (value, record number) entry into an index (durable at exit)"
+             : "Delete one (value, record number) entry from an index (durable at exit)");
+  sub->add_option("db", args->db, "Index file")->required();
+  sub->add_option("--index", args->index, "Index name")->required();
+  sub->add_flag("--null", args->null, "The value is NULL");
+  sub->add_option("args", args->args,
+                  "VALUE RECNO, or RECNO after --null (put -- before a negative value)");
+  sub->footer(
+      "VALUE is read as `load` reads it (the index's column type). Errors (exit 1): no such\n"
+      "index, malformed value, a key too long, insert of an existing (value, record number)\n"
+      "or of an existing non-NULL value in a unique index, delete of an absent entry.");
+  commands.add(sub, [args, insert](std::ostream&, std::ostream&) { run_change(*args, insert); });
+}
+
+}  // namespace
+
+void add_insert_command(CLI::App& app, TreeCommands& commands) {
+  add_change_command(app, commands, true);
+}
+
+void add_delete_command(CLI::App& app, TreeCommands& commands) {
+  add_change_command(app, commands, false);
+}
+
+uint64_t append_to_index(const std::string& db_path, const std::string& index,
+                         const std::string& input, ColumnSource source) {
+  auto session = IndexSession::open(db_path, index, true);
+  const IndexDefinition& def = session->info().def;
+  source.type = def.type;
+  source.format = def.format;
+  source.descending = def.descending;
+  source.page_size = session->page_size();
+  CsvReader reader(input);
+  EntryBatch batch;
+  read_entries(reader, source, batch);
+
+  // Sorted by (key in index order, record number, line): duplicates are neighbours.
+  auto& items = batch.items();
+  std::vector<size_t> order(items.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  const bool desc = def.descending;
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const auto& a = items[x];
+    const auto& b = items[y];
+    int c = compare_keys(batch.key(a), batch.key(b), desc);
+    if (c != 0) return c < 0;
+    if (a.recno != b.recno) return a.recno < b.recno;
+    return a.tag < b.tag;
+  });
+  const std::vector<uint8_t> null = desc ? std::vector<uint8_t>{0xFF} : std::vector<uint8_t>{};
+  auto is_null = [&](std::span<const uint8_t> k) {
+    return k.size() == null.size() && std::equal(k.begin(), k.end(), null.begin());
+  };
+  BTree& tree = session->tree();
+  for (size_t i = 0; i < order.size(); ++i) {
+    const auto& it = items[order[i]];
+    std::span<const uint8_t> k = batch.key(it);
+    auto value_text = [&] { return key_to_text(def.type, def.format, desc, k); };
+    if (i > 0) {
+      const auto& prev = items[order[i - 1]];
+      if (compare_keys(batch.key(prev), k, desc) == 0) {
+        const uint64_t line = std::max(prev.tag, it.tag);
+        const uint64_t other = std::min(prev.tag, it.tag);
+        if (prev.recno == it.recno) {
+          throw InputError(input, line,
+                           fmt::format("entry ({}, {}) appears twice (same as line {})",
+                                       value_text(), it.recno, other));
+        }
+        if (def.unique && !is_null(k)) {
+          throw InputError(input, line,
+                           fmt::format("unique index {}: value {} appears twice (same as line {})",
+                                       def.name, value_text(), other));
+        }
+      }
+    }
+    if (tree.contains(k, it.recno)) {
+      throw InputError(
+          input, it.tag,
+          fmt::format("index {}: entry ({}, {}) already exists", def.name, value_text(), it.recno));
+    }
+    if (def.unique && !is_null(k)) {
+      std::vector<uint64_t> found = tree.find(k);
+      if (!found.empty()) {
+        throw InputError(input, it.tag,
+                         fmt::format("unique index {}: value {} already exists (record {})",
+                                     def.name, value_text(), found.front()));
+      }
+    }
+  }
+  for (size_t i : order) tree.insert(batch.key(items[i]), items[i].recno);
+  session->commit();
+  return order.size();
+}
+
+}  // namespace pbtree::tools

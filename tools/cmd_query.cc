@@ -1,0 +1,175 @@
+// `pbtree find` and `pbtree scan`: equality lookups and value-ordered range / prefix scans of
+// one index through the living B-tree, with search values converted by tools/search_key.h.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "keys/key.h"
+#include "tools/index_session.h"
+#include "tools/search_key.h"
+#include "tools/tree_commands.h"
+
+namespace pbtree::tools {
+
+namespace {
+
+struct FindArgs {
+  std::string db, index;
+  bool null = false;
+  std::vector<std::string> values;
+};
+
+struct ScanArgs {
+  std::string db, index;
+  std::string from, to, starting_with;
+  bool from_null = false, to_null = false, from_exclusive = false, to_exclusive = false;
+  bool desc = false;
+  uint64_t limit = 0;
+  CLI::Option* from_opt = nullptr;
+  CLI::Option* to_opt = nullptr;
+  CLI::Option* starting_opt = nullptr;
+};
+
+void run_find(const FindArgs& a, std::ostream& out) {
+  if (a.values.size() != (a.null ? 0u : 1u)) {
+    throw UsageError(a.null ? "--null takes no VALUE" : "expected one VALUE (or --null)");
+  }
+  auto session = IndexSession::open(a.db, a.index, false);
+  const IndexDefinition& def = session->info().def;
+  std::optional<std::vector<uint8_t>> key =
+      a.null ? std::optional(null_key(def.descending)) : equality_key(def, a.values[0]);
+  if (!key) return;
+  std::string text;
+  for (uint64_t r : session->tree().find(*key)) {
+    text += std::to_string(r);
+    text += '\n';
+  }
+  out << text;
+}
+
+// Writes "value<TAB>recno" lines, at most `limit` (0: all), buffered.
+class ScanPrinter {
+ public:
+  ScanPrinter(const IndexDefinition& def, uint64_t limit, std::ostream& out)
+      : def_(def), limit_(limit), out_(out) {}
+  ~ScanPrinter() { out_ << buf_; }
+  bool full() const { return limit_ != 0 && count_ >= limit_; }
+  // One run of equal keys; record numbers printed ascending.
+  void run(std::span<const uint8_t> key, std::vector<uint64_t>& recnos, bool reversed) {
+    if (reversed) std::reverse(recnos.begin(), recnos.end());
+    if (recnos.empty() || full()) return;
+    const std::string value = key_to_text(def_.type, def_.format, def_.descending, key);
+    for (uint64_t r : recnos) {
+      if (full()) break;
+      buf_ += value;
+      buf_ += '\t';
+      buf_ += std::to_string(r);
+      buf_ += '\n';
+      ++count_;
+    }
+    if (buf_.size() > (1u << 16)) {
+      out_ << buf_;
+      buf_.clear();
+    }
+  }
+
+ private:
+  const IndexDefinition& def_;
+  uint64_t limit_;
+  std::ostream& out_;
+  std::string buf_;
+  uint64_t count_ = 0;
+};
+
+void run_scan(const ScanArgs& a, std::ostream& out) {
+  ScanRequest req;
+  if (a.from_opt->count() > 0) req.from = a.from;
+  if (a.to_opt->count() > 0) req.to = a.to;
+  if (a.starting_opt->count() > 0) req.starting_with = a.starting_with;
+  req.from_null = a.from_null;
+  req.to_null = a.to_null;
+  req.from_exclusive = a.from_exclusive;
+  req.to_exclusive = a.to_exclusive;
+  req.descending = a.desc;
+  if (req.from && req.from_null) throw UsageError("--from and --from-null exclude each other");
+  if (req.to && req.to_null) throw UsageError("--to and --to-null exclude each other");
+  auto session = IndexSession::open(a.db, a.index, false);
+  const IndexDefinition& def = session->info().def;
+  const ScanPlan plan = plan_scan(def, req);
+  if (plan.empty) return;
+  BTree& tree = session->tree();
+  ScanPrinter printer(def, a.limit, out);
+  auto padded = [&] {
+    if (!plan.padded_equal) return;
+    std::vector<uint64_t> r = tree.find(*plan.padded_equal);
+    printer.run(*plan.padded_equal, r, false);
+  };
+  if (!req.descending) padded();
+  const std::vector<uint8_t> null = null_key(def.descending);
+  const bool backward = plan.range.backward;
+  std::vector<uint8_t> run_key;
+  std::vector<uint64_t> run_recnos;
+  bool in_run = false;
+  for (Cursor c = tree.scan(plan.range); c.valid() && !printer.full(); c.next()) {
+    std::span<const uint8_t> k = c.key();
+    if (in_run && std::equal(k.begin(), k.end(), run_key.begin(), run_key.end())) {
+      run_recnos.push_back(c.record_number());
+      continue;
+    }
+    if (in_run) printer.run(run_key, run_recnos, backward);
+    run_key.assign(k.begin(), k.end());
+    run_recnos.clear();
+    in_run = !(plan.skip_nulls && run_key == null);
+    if (in_run) run_recnos.push_back(c.record_number());
+  }
+  if (in_run) printer.run(run_key, run_recnos, backward);
+  if (req.descending) padded();
+}
+
+}  // namespace
+
+void add_find_command(CLI::App& app, TreeCommands& commands) {
+  auto args = std::make_shared<FindArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "find", "Print the record numbers of the entries equal to a value, one per line, ascending");
+  sub->add_option("db", args->db, "Index file")->required();
+  sub->add_option("--index", args->index, "Index name")->required();
+  sub->add_flag("--null", args->null, "Look up the NULL entries (SQL IS NULL)");
+  sub->add_option("value", args->values, "The value (put -- before a negative value)");
+  sub->footer(
+      "VALUE is converted to the index's type: on numeric indexes any number (1.5, 1e3, huge\n"
+      "values) is accepted, and a value the column cannot hold exactly (1.5 on an integer\n"
+      "index, 40000 on smallint) matches nothing; on double indexes it is the nearest double.\n"
+      "--null is an explicit IS NULL lookup: it prints the NULL entries.");
+  commands.add(sub, [args](std::ostream& out, std::ostream&) { run_find(*args, out); });
+}
+
+void add_scan_command(CLI::App& app, TreeCommands& commands) {
+  auto args = std::make_shared<ScanArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "scan", "Print index entries in value order as 'value<TAB>record number' lines");
+  sub->add_option("db", args->db, "Index file")->required();
+  sub->add_option("--index", args->index, "Index name")->required();
+  args->from_opt = sub->add_option("--from", args->from, "Lower value bound (use --from=-5)");
+  args->to_opt = sub->add_option("--to", args->to, "Upper value bound (use --to=-5)");
+  sub->add_flag("--from-exclusive", args->from_exclusive, "Values > --from (default >=)");
+  sub->add_flag("--to-exclusive", args->to_exclusive, "Values < --to (default <=)");
+  sub->add_flag("--from-null", args->from_null, "The lower bound is NULL: matches nothing");
+  sub->add_flag("--to-null", args->to_null, "The upper bound is NULL: matches nothing");
+  sub->add_flag("--desc", args->desc, "Descending value order");
+  args->starting_opt = sub->add_option("--starting-with", args->starting_with,
+                                       "Varchar indexes: values starting with these bytes");
+  sub->add_option("--limit", args->limit, "Print at most N entries (0: all)");
+  sub->footer(
+      "Bounds are in value order whatever the index's direction. Values are converted to the\n"
+      "index's type; one the column cannot hold exactly is rounded toward the inside of the\n"
+      "range (integer index: --from=1.5 is from 2, --to=1.5 is to 1), out-of-range bounds\n"
+      "drop the bound or make the result empty. NULLs: an unbounded scan prints every entry,\n"
+      "NULL ones as 'NULL' (first in ascending, last in descending value order); with any\n"
+      "bound or --starting-with NULLs never match, and a NULL bound (--from-null, --to-null)\n"
+      "matches nothing, as in SQL. Within one value, record numbers are ascending.\n"
+      "--starting-with compares values padded with spaces (PAD SPACE): 'AB ' matches 'AB'.");
+  commands.add(sub, [args](std::ostream& out, std::ostream&) { run_scan(*args, out); });
+}
+
+}  // namespace pbtree::tools
