@@ -1,46 +1,19 @@
-// pbtree's cases in pbtree-bench: scans (BTree::find / cursors over a file built with
-// IndexFile::bulk_load and read through a BufferPool that holds every page), key_encode,
-// bulk_build (IndexFile::bulk_load from unsorted keys, 1 or 2 TBB threads) and
-// random/increasing insert (BTree::insert into an empty tree, all pages in the pool).
+// pbtree's cases in pbtree-bench: scans (BTree::find / cursors of IndexFile::tree() over a file
+// built with IndexFile::bulk_load, buffer pool holding every page), key_encode, bulk_build
+// (IndexFile::bulk_load from unsorted keys, 1 or 2 TBB threads) and random/increasing insert
+// (IndexFile::create_index + tree().insert, all pages in the pool, flushed outside the timing).
 #include <tbb/global_control.h>
 
 #include <memory>
-#include <optional>
 #include <random>
 #include <stdexcept>
 
 #include "btree/btree.h"
 #include "btree/index_file.h"
-#include "page/btree_page.h"
-#include "page/buffer_pool.h"
-#include "page/page_file.h"
 #include "perf/bench_common.h"
 
 namespace pbtree::bench {
 namespace {
-
-// Read-only trees never allocate.
-class NoAllocator : public PageAllocator {
- public:
-  uint32_t allocate() override { throw std::logic_error("read-only benchmark tree allocated"); }
-  void release(uint32_t) override { throw std::logic_error("read-only benchmark tree released"); }
-};
-
-// Pages first_page, first_page + 1, ...; released pages are not reused (counted only).
-class GrowingAllocator : public PageAllocator {
- public:
-  explicit GrowingAllocator(uint32_t first) : next_(first) {}
-  uint32_t allocate() override {
-    ++in_use_;
-    return next_++;
-  }
-  void release(uint32_t) override { --in_use_; }
-  uint64_t in_use() const { return in_use_; }
-
- private:
-  uint32_t next_;
-  uint64_t in_use_ = 0;
-};
 
 IndexDefinition make_def(const FormatCase& fc, const char* name, bool unique) {
   IndexDefinition def;
@@ -51,53 +24,39 @@ IndexDefinition make_def(const FormatCase& fc, const char* name, bool unique) {
   return def;
 }
 
-uint16_t jump_interval_of(const FormatCase& fc) {
-  return jump_area_size(max_key_length(fc.type, fc.format, false), false);
-}
-
 // One file with two indexes of the data set: ID (unique, record number = ID) and COL
-// (duplicates, record number = ID), both built by bulk_load and opened as BTrees over one
-// BufferPool with a frame for every page of the file (warmed by a full scan).
+// (duplicates, record number = ID), both built by IndexFile::bulk_load and read through
+// IndexFile::tree() over the file's BufferPool, sized to a frame for every page of the file
+// (warmed by a full scan of both).
 struct PbtreeScanFixture {
   FormatCase fc;
   TempDir dir;
-  std::optional<PageFile> file;
-  std::unique_ptr<BufferPool> pool;
-  NoAllocator alloc;
-  std::unique_ptr<BTree> id_tree, col_tree;
+  std::unique_ptr<IndexFile> idx;
+  BTree* id_tree = nullptr;
+  BTree* col_tree = nullptr;
   double id_bytes_per_entry = 0, col_bytes_per_entry = 0;
   KeyBuffer kb;
 
   PbtreeScanFixture(const FormatCase& f, uint64_t rows) : fc(f) {
     const Dataset& d = dataset(rows);
-    const std::string path = dir.file("bench.pbt");
-    IndexInfo id_info, col_info;
-    uint32_t pages = 0;
+    idx = IndexFile::open_or_create(dir.file("bench.pbt"), kBenchPageSize);
     {
-      auto idx = IndexFile::open_or_create(path, kBenchPageSize);
-      {
-        EntryBatch b;
-        b.reserve(rows, rows * 12);
-        for (uint64_t i = 0; i < rows; ++i) b.add(make_key(fc, int64_t(i + 1), kb), i + 1, i);
-        id_info = idx->bulk_load(make_def(fc, "ID", true), b);
-      }
-      {
-        EntryBatch b;
-        b.reserve(rows, rows * 12);
-        for (uint64_t i = 0; i < rows; ++i) b.add(make_key(fc, d.col[i], kb), i + 1, i);
-        col_info = idx->bulk_load(make_def(fc, "COL", false), b);
-      }
-      id_bytes_per_entry = idx->analyze("ID").bytes_per_entry;
-      col_bytes_per_entry = idx->analyze("COL").bytes_per_entry;
-      pages = idx->page_count();
+      EntryBatch b;
+      b.reserve(rows, rows * 12);
+      for (uint64_t i = 0; i < rows; ++i) b.add(make_key(fc, int64_t(i + 1), kb), i + 1, i);
+      idx->bulk_load(make_def(fc, "ID", true), b);
     }
-    file.emplace(PageFile::open(path, false));
-    file->set_page_size(kBenchPageSize);
-    pool = std::make_unique<BufferPool>(*file, pages + 64);
-    id_tree = std::make_unique<BTree>(*pool, alloc, id_info.root_page, id_info.def,
-                                      static_cast<uint8_t>(id_info.id), jump_interval_of(fc));
-    col_tree = std::make_unique<BTree>(*pool, alloc, col_info.root_page, col_info.def,
-                                       static_cast<uint8_t>(col_info.id), jump_interval_of(fc));
+    {
+      EntryBatch b;
+      b.reserve(rows, rows * 12);
+      for (uint64_t i = 0; i < rows; ++i) b.add(make_key(fc, d.col[i], kb), i + 1, i);
+      idx->bulk_load(make_def(fc, "COL", false), b);
+    }
+    id_bytes_per_entry = idx->analyze("ID").bytes_per_entry;
+    col_bytes_per_entry = idx->analyze("COL").bytes_per_entry;
+    idx->set_cache_frames(idx->page_count() + 64);
+    id_tree = &idx->tree("ID");
+    col_tree = &idx->tree("COL");
     uint64_t sum = 0;
     full(sum);
     for (Cursor c = id_tree->scan(); c.valid(); c.next()) sum += c.record_number();
@@ -235,19 +194,22 @@ void register_bulk_build(uint64_t rows) {
   }
 }
 
-// An empty unique tree in a fresh file with a pool big enough for every page it will get.
+// An empty unique index (IndexFile::create_index) in a fresh file, filled through
+// IndexFile::tree(); the buffer pool has a frame for every page it will get.
 struct InsertEnv {
   TempDir dir;
-  std::optional<PageFile> file;
-  std::unique_ptr<BufferPool> pool;
-  GrowingAllocator alloc{1};
-  std::unique_ptr<BTree> tree;
+  std::unique_ptr<IndexFile> idx;
+  BTree* tree = nullptr;
   InsertEnv(const FormatCase& fc, uint64_t rows) {
-    file.emplace(PageFile::create(dir.file("insert.pbt"), kBenchPageSize));
-    pool = std::make_unique<BufferPool>(*file, rows * 48 / kBenchPageSize + 1024);
-    const uint16_t jump = jump_interval_of(fc);
-    uint32_t root = BTree::create_empty(*pool, alloc, 0, jump);
-    tree = std::make_unique<BTree>(*pool, alloc, root, make_def(fc, "ID", true), 0, jump);
+    idx = IndexFile::open_or_create(dir.file("insert.pbt"), kBenchPageSize);
+    idx->create_index(make_def(fc, "ID", true));
+    idx->set_cache_frames(rows * 48 / kBenchPageSize + 1024);
+    tree = &idx->tree("ID");
+  }
+  // Writes every page (IndexFile::flush) and returns file pages × page size / rows.
+  double bytes_per_entry(uint64_t rows) {
+    idx->flush();
+    return double(idx->page_count()) * kBenchPageSize / double(rows);
   }
 };
 
@@ -269,7 +231,7 @@ void register_inserts(uint64_t rows) {
               st.ResumeTiming();
               for (int64_t id : order) env->tree->insert(make_key(fc, id, kb), uint64_t(id));
               st.PauseTiming();
-              bpe = double(env->alloc.in_use()) * kBenchPageSize / double(rows);
+              bpe = env->bytes_per_entry(rows);
               env.reset();
               st.ResumeTiming();
             }
