@@ -20,7 +20,7 @@ class CliChangeTest : public CliTreeTest {
     EXPECT_EQ(r.code, 1);
     EXPECT_EQ(r.out, "");
     EXPECT_EQ(r.err, "pbtree: " + message + "\n");
-    EXPECT_EQ(read_bytes(db_), before);
+    EXPECT_TRUE(read_bytes(db_) == before) << "the file changed";
   }
   void expect_verifies() {
     auto v = run({"verify", db_});
@@ -191,6 +191,18 @@ TEST_F(CliChangeTest, AppendNullsIntoUniqueIndex) {
   EXPECT_EQ(
       run({"load", db_, "--index", "U", "--append", "--input", in, "--recno-column", "2"}).code, 0);
   EXPECT_EQ(run({"find", db_, "--index", "U", "--null"}).out, "2\n6\n20\n21\n");
+}
+
+TEST_F(CliChangeTest, AppendWithOtherTypeFails) {
+  const std::string in = dir_.write("more.csv", "1,20\n");
+  const std::string before = read_bytes(db_);
+  expect_error(run({"load", db_, "--index", "I", "--type", "bigint", "--append", "--input", in,
+                    "--recno-column", "2"}),
+               before, "index I is integer, not bigint");
+  EXPECT_EQ(run({"load", db_, "--index", "I", "--type", "INTEGER", "--append", "--input", in,
+                 "--recno-column", "2"})
+                .code,
+            0);
 }
 
 TEST_F(CliChangeTest, LoadWithoutTypeOrAppendIsUsageError) {

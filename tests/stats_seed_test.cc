@@ -29,8 +29,8 @@ struct SeedRow {
 
 const std::vector<SeedRow>& seed_rows() {
   static const std::vector<SeedRow> rows = [] {
-    std::string path = std::string(PBTREE_SOURCE_DIR) + "/../shared/data/seed/t_int.csv.zst";
-    if (!std::ifstream(path).good()) path = "/work/shared/data/seed/t_int.csv.zst";
+    // The copy the project ships (data/seed/, from ../shared/data/seed/).
+    std::string path = std::string(PBTREE_SOURCE_DIR) + "/data/seed/t_int.csv.zst";
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     EXPECT_TRUE(in.good()) << "cannot open " << path;
     std::string packed(static_cast<size_t>(in.tellg()), '\0');

@@ -61,7 +61,7 @@ void run_load(const LoadArgs& a, std::ostream& err) {
     source.header = a.header;
     source.column = a.column;
     source.recno_column = a.recno_column;
-    append_to_index(a.db, a.index, a.input, source);
+    append_to_index(a.db, a.index, a.input, source, a.type);
     return;
   }
   IndexDefinition def;

@@ -47,32 +47,37 @@ std::pair<std::optional<std::string>, uint64_t> value_and_recno(const ChangeArgs
 
 void run_change(const ChangeArgs& a, bool insert) {
   auto [text, recno] = value_and_recno(a);
-  auto session = IndexSession::open(a.db, a.index, true);
-  const IndexDefinition& def = session->info().def;
   KeyBuffer key;
-  build_key(def.type, def.format, text ? parse_value(def.type, *text) : Value::null(),
-            def.descending, key);
-  check_key_length(key.length, session->page_size());
-  const std::string shown = text ? *text : "NULL";
-  BTree& tree = session->tree();
-  if (insert) {
-    if (tree.contains(key.bytes(), recno)) {
-      throw UsageError(
-          fmt::format("index {}: entry ({}, {}) already exists", def.name, shown, recno));
-    }
-    if (def.unique && text) {
-      std::vector<uint64_t> found = tree.find(key.bytes());
-      if (!found.empty()) {
-        throw UsageError(fmt::format("unique index {}: value {} already exists (record {})",
-                                     def.name, shown, found.front()));
+  {
+    // Every check on a read-only open: on error the file is not even opened for writing.
+    auto session = IndexSession::open(a.db, a.index, false);
+    const IndexDefinition& def = session->info().def;
+    build_key(def.type, def.format, text ? parse_value(def.type, *text) : Value::null(),
+              def.descending, key);
+    check_key_length(key.length, session->page_size());
+    const std::string shown = text ? *text : "NULL";
+    BTree& tree = session->tree();
+    if (insert) {
+      if (tree.contains(key.bytes(), recno)) {
+        throw UsageError(
+            fmt::format("index {}: entry ({}, {}) already exists", def.name, shown, recno));
       }
-    }
-    tree.insert(key.bytes(), recno);
-  } else {
-    if (!tree.contains(key.bytes(), recno)) {
+      if (def.unique && text) {
+        std::vector<uint64_t> found = tree.find(key.bytes());
+        if (!found.empty()) {
+          throw UsageError(fmt::format("unique index {}: value {} already exists (record {})",
+                                       def.name, shown, found.front()));
+        }
+      }
+    } else if (!tree.contains(key.bytes(), recno)) {
       throw UsageError(fmt::format("index {}: no entry ({}, {})", def.name, shown, recno));
     }
-    tree.remove(key.bytes(), recno);
+  }
+  auto session = IndexSession::open(a.db, a.index, true);
+  if (insert) {
+    session->tree().insert(key.bytes(), recno);
+  } else {
+    session->tree().remove(key.bytes(), recno);
   }
   session->commit();
 }
@@ -106,9 +111,15 @@ void add_delete_command(CLI::App& app, TreeCommands& commands) {
 }
 
 uint64_t append_to_index(const std::string& db_path, const std::string& index,
-                         const std::string& input, ColumnSource source) {
-  auto session = IndexSession::open(db_path, index, true);
-  const IndexDefinition& def = session->info().def;
+                         const std::string& input, ColumnSource source,
+                         const std::string& type_text) {
+  // Checks on a read-only open, then the inserts on a writable one.
+  auto session = IndexSession::open(db_path, index, false);
+  const IndexDefinition def = session->info().def;
+  if (!type_text.empty() && TypeSpec::parse(type_text) != def.type) {
+    throw UsageError(fmt::format("index {} is {}, not {}", def.name, def.type.name(),
+                                 TypeSpec::parse(type_text).name()));
+  }
   source.type = def.type;
   source.format = def.format;
   source.descending = def.descending;
@@ -170,7 +181,10 @@ uint64_t append_to_index(const std::string& db_path, const std::string& index,
       }
     }
   }
-  for (size_t i : order) tree.insert(batch.key(items[i]), items[i].recno);
+  session.reset();
+  session = IndexSession::open(db_path, index, true);
+  BTree& writer = session->tree();
+  for (size_t i : order) writer.insert(batch.key(items[i]), items[i].recno);
   session->commit();
   return order.size();
 }

@@ -1,12 +1,8 @@
-// One index of a pbtree file opened as a living B-tree for the command-line tools: a
-// BufferPool over the file, a page allocator that appends pages at the end of the file (and
-// reuses pages the tree released during the session), root changes recorded in the index
-// root page, and commit(): write every dirty page, fsync, then rewrite the index root page
-// and header (page count, checkpoint counter) and fsync again.
-//
-// Pages released by the tree are rewritten at commit as free pages: page type 9 (Free), the
-// 16-byte generic header and zeros (page/page_file.h); they are not reused by later sessions
-// in this version (the header's free-list head stays 0), and `pbtree verify` counts them.
+// One index of a pbtree file opened as a living B-tree for the command-line tools: a thin
+// wrapper over IndexFile::open + tree(name) + flush() with a page cache sized for one
+// command. commit() writes every dirty page, fsyncs, then rewrites the index root page and
+// header and fsyncs again (IndexFile::flush). Pages the tree released and did not reuse stay
+// in the file as b-tree pages flagged btr_released; `pbtree verify` counts them as free.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +26,8 @@ class IndexSession {
   BTree& tree();
   const IndexInfo& info() const;
   uint32_t page_size() const;
-  /// Makes every change durable (see the file comment). Throws IoError. Writable only.
+  /// Makes every change durable (see the file comment). Throws IoError; UsageError if opened
+  /// read-only.
   void commit();
 
   struct Impl;

@@ -55,10 +55,13 @@ void add_verify_command(CLI::App& app, TreeCommands& commands);
 /// `pbtree load --append`: reads every row of `input` as load does (value column, record
 /// numbers), checks everything first (values, key lengths, duplicate pairs within the input
 /// and against the index, equal non-NULL keys in a unique index), then inserts the entries
-/// into the existing index `index` of `db_path` and commits (durable at return). On any error
-/// the file is unchanged. Returns the number of entries inserted. Throws UsageError (no such
-/// index), InputError "<input>:<line>: ...", IoError, CorruptError.
+/// into the existing index `index` of `db_path` and commits (durable at return). Type, key
+/// format and flags are the index's; `type_text`, if not empty, must name the index's type.
+/// On any error the file is unchanged. Returns the number of entries inserted. Throws
+/// UsageError (no such index, other type), InputError "<input>:<line>: ...", IoError,
+/// CorruptError.
 uint64_t append_to_index(const std::string& db_path, const std::string& index,
-                         const std::string& input, ColumnSource source);
+                         const std::string& input, ColumnSource source,
+                         const std::string& type_text = {});
 
 }  // namespace pbtree::tools
