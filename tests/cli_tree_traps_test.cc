@@ -45,7 +45,7 @@ TEST_F(CliTrapsTest, LongRunOfOneKeySpansPages) {
 
 // Value i of the long-key index: 5 digits and 150 'x' (about 25 entries per 4 KiB leaf).
 std::string long_value(int i) {
-  char digits[8];
+  char digits[16];  // room for any int: gcc -O2 -Werror=format-truncation
   std::snprintf(digits, sizeof digits, "%05d", i);
   return digits + std::string(150, 'x');
 }
