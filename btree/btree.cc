@@ -56,6 +56,20 @@ std::string hex_bytes_local(std::span<const uint8_t> bytes) {
   throw CorruptError(page_error(page, what));
 }
 
+// Readers restart from the root when a pointer leads to a page that is not (or no longer) a
+// live B-tree page of the expected level: normally one a concurrent writer just released. On a
+// damaged file that would repeat forever, so after this many restarts in a row it is reported
+// as corruption of the page last reached.
+constexpr int kMaxReaderRestarts = 10000;
+void count_restart(int& restarts, const uint8_t* page) {
+  if (++restarts > kMaxReaderRestarts) {
+    corrupt(page, fmt::format("reached through a pointer, but not a live b-tree page of the "
+                              "expected level (level {}, {} restarts)",
+                              page[33], kMaxReaderRestarts));
+  }
+  std::this_thread::yield();
+}
+
 // A pinned page with its latch held shared. Releases the latch before the pin.
 class ReadLatch {
  public:
@@ -164,18 +178,20 @@ bool BTree::is_null_key(std::span<const uint8_t> key) const {
 // Readers
 
 PageRef BTree::latch_root() const {
+  int restarts = 0;
   for (;;) {
     uint32_t r = root();
     PageRef ref = pool_.pin(r);
     ref.latch().lock_shared();
     if (root() == r && live_btree_page(ref.data(), -1)) return ref;
     ref.latch().unlock_shared();
-    std::this_thread::yield();
+    count_restart(restarts, ref.data());
   }
 }
 
 PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& found) const {
   const uint32_t ps = pool_.page_size();
+  int restarts = 0;
   for (;;) {
     ReadLatch cur(latch_root(), std::adopt_lock);
     bool restart = false;
@@ -210,11 +226,12 @@ PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& f
         break;
       }
     }
-    if (restart) std::this_thread::yield();
+    if (restart) count_restart(restarts, cur.data());
   }
 }
 
 PageRef BTree::descend_edge(bool rightmost) const {
+  int restarts = 0;
   for (;;) {
     ReadLatch cur(latch_root(), std::adopt_lock);
     bool restart = false;
@@ -249,7 +266,7 @@ PageRef BTree::descend_edge(bool rightmost) const {
         break;
       }
     }
-    if (restart) std::this_thread::yield();
+    if (restart) count_restart(restarts, cur.data());
   }
 }
 
@@ -426,6 +443,7 @@ struct CursorOps {
   static void seek_backward(Cursor& c, std::span<const uint8_t> key, uint64_t recno) {
     const BTree& t = *c.tree_;
     c.page_.reset();
+    int restarts = 0;
     for (;;) {
       PageFind f;
       ReadLatch cur(t.descend(key, recno, f), std::adopt_lock);
@@ -435,7 +453,7 @@ struct CursorOps {
                          FindMode::LowerBound);
       }
       if (fill_backward(c, cur, f.offset)) return;
-      std::this_thread::yield();
+      count_restart(restarts, cur.data());
     }
   }
 
@@ -448,10 +466,11 @@ struct CursorOps {
 
   static void seek_last(Cursor& c) {
     c.page_.reset();
+    int restarts = 0;
     for (;;) {
       ReadLatch cur(c.tree_->descend_edge(true), std::adopt_lock);
       if (fill_backward(c, cur, kToEnd)) return;
-      std::this_thread::yield();
+      count_restart(restarts, cur.data());
     }
   }
 

@@ -10,6 +10,8 @@ PACKAGES=(
   libzstd-dev zstd libcli11-dev libfmt-dev python3
   # benchmark peers
   libsqlite3-dev liblmdb-dev libabsl-dev
+  # libFuzzer targets (fuzz/, PBTREE_FUZZ): clang 14 and its runtime (fuzzer, sanitizers)
+  clang libclang-rt-14-dev llvm
 )
 
 missing=()

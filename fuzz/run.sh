@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (build-fuzz/, clang, -fsanitize=fuzzer,address,undefined) and
+# runs each one from its committed seed corpus (fuzz/corpus/<target>/) for a bounded time.
+# New inputs go to a scratch corpus in build-fuzz/, not into the repository. Fails (exit 1)
+# if any target crashes, leaks, times out on one input or runs out of memory; the reproducer
+# is left in build-fuzz/artifacts/.
+# Usage: fuzz/run.sh [seconds per target, default 60] [target ...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_PER_TARGET="${1:-60}"
+shift || true
+TARGETS=("$@")
+if [ ${#TARGETS[@]} -eq 0 ]; then TARGETS=(fuzz_page fuzz_node fuzz_key fuzz_open); fi
+
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DPBTREE_FUZZ=ON \
+  -DPBTREE_BUILD_TESTS=OFF -DPBTREE_BUILD_BENCH=OFF >/dev/null
+cmake --build build-fuzz -j2 --target "${TARGETS[@]}"
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+mkdir -p build-fuzz/artifacts
+failed=()
+for t in "${TARGETS[@]}"; do
+  work="build-fuzz/corpus-work/$t"
+  mkdir -p "$work"
+  echo "== fuzz: $t for ${SECONDS_PER_TARGET}s"
+  log="build-fuzz/$t.log"
+  if build-fuzz/bin/"$t" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
+      -max_len=65536 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/"$t"- \
+      "$work" "fuzz/corpus/$t" >"$log" 2>&1; then
+    grep -E '^stat::number_of_executed_units|^Done ' "$log" || true
+  else
+    echo "fuzz: $t FAILED; last lines of $log:"
+    tail -60 "$log"
+    failed+=("$t")
+  fi
+done
+if [ ${#failed[@]} -ne 0 ]; then
+  echo "fuzz: failed targets: ${failed[*]}"
+  exit 1
+fi
+echo "fuzz: all ${#TARGETS[@]} targets ran ${SECONDS_PER_TARGET}s without a crash"
