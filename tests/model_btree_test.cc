@@ -33,13 +33,16 @@ uint64_t env_u64(const char* name, uint64_t fallback) {
   return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
 }
 
-enum class KeyShape { ShortBytes, BigEndianInt, LongText };
+// Typed: real normalized keys of `type` in `format` (build_key), one index per key format.
+enum class KeyShape { ShortBytes, BigEndianInt, LongText, Typed };
 
 struct ModelConfig {
   bool unique;
   bool descending;
   KeyShape shape;
   uint32_t page_size;
+  const char* type = "bigint";
+  KeyFormat format = KeyFormat::RescaledDouble;
 };
 
 class ModelRun {
@@ -87,10 +90,50 @@ class ModelRun {
         for (size_t i = 0; i < len; ++i) k.push_back(static_cast<uint8_t>('a' + rng_() % 3));
         break;
       }
+      case KeyShape::Typed:
+        return make_typed_key();  // build_key already inverts descending keys
     }
     if (cfg_.descending) {
       for (auto& b : k) b = static_cast<uint8_t>(~b);
     }
+    if (k == null_key()) k.push_back(0x41);
+    return k;
+  }
+
+  // A random non-NULL value of cfg_.type, from small magnitudes up to the type's edges.
+  std::vector<uint8_t> make_typed_key() {
+    const TypeSpec type = TypeSpec::parse(cfg_.type);
+    KeyBuffer buf;
+    std::string text;
+    Value v;
+    switch (type.type) {
+      case ColumnType::Double:
+        v = Value::of_double(static_cast<double>(static_cast<int64_t>(rng_() % 2000001) - 1000000) /
+                             static_cast<double>(1 + rng_() % 1000));
+        break;
+      case ColumnType::Varchar: {
+        size_t len = rng_() % 12;
+        for (size_t i = 0; i < len; ++i) text.push_back(static_cast<char>("ab z"[rng_() % 4]));
+        v = Value::of_text(text);
+        break;
+      }
+      default: {
+        const int bits = type.storage_bits();
+        const int shift = static_cast<int>(rng_() % static_cast<uint64_t>(bits - 1));
+        __int128 mag = static_cast<__int128>(rng_() | (static_cast<unsigned __int128>(rng_()) << 64));
+        if (mag < 0) mag = -mag;
+        mag >>= (127 - shift);
+        if (type.type == ColumnType::Numeric) {
+          __int128 limit = 1;
+          for (int i = 0; i < type.precision; ++i) limit *= 10;
+          mag %= limit;
+        }
+        v = Value::exact(rng_() % 2 == 0 ? mag : -mag, type.scale);
+        break;
+      }
+    }
+    build_key(type, cfg_.format, v, cfg_.descending, buf);
+    std::vector<uint8_t> k(buf.data, buf.data + buf.length);
     if (k == null_key()) k.push_back(0x41);
     return k;
   }
@@ -245,13 +288,17 @@ class ModelRun {
 
 class ModelBtree : public ::testing::TestWithParam<ModelConfig> {};
 
+constexpr uint64_t kConfigurations = 16;  // the Values() list below
+
 TEST_P(ModelBtree, MatchesModel) {
-  const uint64_t total = env_u64("PBTREE_MODEL_OPS", 40000);
-  const uint64_t ops = std::max<uint64_t>(total / 8, 1);  // 8 configurations
+  const uint64_t total = env_u64("PBTREE_MODEL_OPS", 80000);
+  const uint64_t ops = std::max<uint64_t>(total / kConfigurations, 1);
   const uint64_t seed = env_u64("PBTREE_MODEL_SEED", 20261130) +
-                        static_cast<uint64_t>(GetParam().shape) * 1000 + GetParam().unique * 10 +
+                        static_cast<uint64_t>(GetParam().shape) * 1000 +
+                        static_cast<uint64_t>(GetParam().format) * 100 + GetParam().unique * 10 +
                         GetParam().descending;
-  std::cout << "model test: seed " << seed << ", " << ops << " operations" << std::endl;
+  std::cout << "model test: seed " << seed << ", " << ops << " operations, type "
+            << (GetParam().shape == KeyShape::Typed ? GetParam().type : "bytes") << std::endl;
   RecordProperty("seed", std::to_string(seed));
   ModelRun run(GetParam(), seed);
   run.run(ops);
@@ -267,7 +314,23 @@ INSTANTIATE_TEST_SUITE_P(Configurations, ModelBtree,
                                            ModelConfig{false, false, KeyShape::BigEndianInt, 4096},
                                            ModelConfig{false, true, KeyShape::BigEndianInt, 8192},
                                            ModelConfig{false, false, KeyShape::LongText, 4096},
-                                           ModelConfig{true, true, KeyShape::LongText, 4096}));
+                                           ModelConfig{true, true, KeyShape::LongText, 4096},
+                                           ModelConfig{false, false, KeyShape::Typed, 4096,
+                                                       "integer", KeyFormat::Double},
+                                           ModelConfig{true, true, KeyShape::Typed, 4096,
+                                                       "double", KeyFormat::Double},
+                                           ModelConfig{false, true, KeyShape::Typed, 4096,
+                                                       "bigint", KeyFormat::RescaledDouble},
+                                           ModelConfig{true, false, KeyShape::Typed, 4096,
+                                                       "bigint", KeyFormat::Decimal128},
+                                           ModelConfig{false, false, KeyShape::Typed, 4096,
+                                                       "int128", KeyFormat::Bcd},
+                                           ModelConfig{false, true, KeyShape::Typed, 4096,
+                                                       "numeric(12,2)", KeyFormat::Decimal128},
+                                           ModelConfig{true, false, KeyShape::Typed, 4096,
+                                                       "smallint", KeyFormat::Bcd},
+                                           ModelConfig{false, false, KeyShape::Typed, 4096,
+                                                       "varchar(16)", KeyFormat::Text}));
 
 }  // namespace
 }  // namespace pbtree
