@@ -679,6 +679,24 @@ struct TreeWriter {
     return static_cast<uint32_t>(i);
   }
 
+  // In-place paths: finds the node at or after (key, recno) on leaf page `d`, leaving the
+  // previous node's full key in scratch_key_ and the found node's in scratch_key2_. Returns
+  // false when the position is the page's first node or past its END_BUCKET (the caller then
+  // takes the page image path).
+  bool locate_in_leaf(const uint8_t* d, const BtreeHeader& h, std::span<const uint8_t> key,
+                      uint64_t recno, IndexNode& x) {
+    PageFind f = find_in_page(d, ps, key, t.def_.descending, recno, FindMode::LowerBound);
+    if (f.beyond_end_bucket || f.prev_offset == 0) return false;
+    std::vector<uint8_t>& prev = scratch_key_;
+    node_with_key(d, ps, f.prev_offset, prev);
+    x = decode_node(d, h.length, f.offset, true);
+    if (x.prefix > prev.size()) corrupt(d, "bad prefix");
+    std::vector<uint8_t>& xkey = scratch_key2_;
+    xkey.assign(prev.begin(), prev.begin() + x.prefix);
+    xkey.insert(xkey.end(), x.data, x.data + x.length);
+    return true;
+  }
+
   // Inserts (key, recno) into `leaf` by shifting bytes, when no split, no new first node and
   // no jump-table rebuild is needed. Returns false to fall back to the page image path.
   // Throws UsageError if the pair exists.
@@ -686,15 +704,10 @@ struct TreeWriter {
     PageRef ref = t.pool_.pin(leaf);
     const uint8_t* d = ref.data();
     const BtreeHeader h = read_btree_header(d);
-    PageFind f = find_in_page(d, ps, key, t.def_.descending, recno, FindMode::LowerBound);
-    if (f.beyond_end_bucket || f.prev_offset == 0) return false;
+    IndexNode x;
+    if (!locate_in_leaf(d, h, key, recno, x)) return false;
     std::vector<uint8_t>& prev = scratch_key_;
-    node_with_key(d, ps, f.prev_offset, prev);
-    IndexNode x = decode_node(d, h.length, f.offset, true);
-    if (x.prefix > prev.size()) corrupt(d, "bad prefix");
     std::vector<uint8_t>& xkey = scratch_key2_;
-    xkey.assign(prev.begin(), prev.begin() + x.prefix);
-    xkey.insert(xkey.end(), x.data, x.data + x.length);
     if (!x.is_end_level() && compare_entry(xkey, x.recno, key, recno, t.def_.descending) == 0) {
       throw UsageError(fmt::format("index \"{}\" already holds key {} with record number {}",
                                    t.def_.name, hex_bytes_local(key), recno));
@@ -743,15 +756,10 @@ struct TreeWriter {
     PageRef ref = t.pool_.pin(leaf);
     const uint8_t* d = ref.data();
     const BtreeHeader h = read_btree_header(d);
-    PageFind f = find_in_page(d, ps, key, t.def_.descending, recno, FindMode::LowerBound);
-    if (f.beyond_end_bucket || f.prev_offset == 0) return false;
+    IndexNode x;
+    if (!locate_in_leaf(d, h, key, recno, x)) return false;
     std::vector<uint8_t>& prev = scratch_key_;
-    node_with_key(d, ps, f.prev_offset, prev);
-    IndexNode x = decode_node(d, h.length, f.offset, true);
-    if (x.prefix > prev.size()) corrupt(d, "bad prefix");
     std::vector<uint8_t>& xkey = scratch_key2_;
-    xkey.assign(prev.begin(), prev.begin() + x.prefix);
-    xkey.insert(xkey.end(), x.data, x.data + x.length);
     if (x.is_marker() || compare_entry(xkey, x.recno, key, recno, t.def_.descending) != 0) {
       throw UsageError(fmt::format("index \"{}\" holds no key {} with record number {}",
                                    t.def_.name, hex_bytes_local(key), recno));
