@@ -300,9 +300,10 @@ IndexNode node_with_key(const uint8_t* page, uint32_t page_size, uint32_t offset
   (void)page_size;
   for (;;) {
     IndexNode n = decode_node(page, length, pos, leaf);
+    if (n.is_marker()) return n;  // `key` stays the last real node's key
     if (n.prefix > key.size()) corrupt(page, fmt::format("node at offset {}: bad prefix", pos));
     append_suffix(key, n.prefix, n.data, n.length);
-    if (pos >= offset || n.is_marker()) return n;
+    if (pos >= offset) return n;
     pos = n.end();
   }
 }
@@ -320,20 +321,42 @@ struct CursorOps {
     if (!live_btree_page(cur.data(), 0)) corrupt(cur.data(), "right sibling is not a live leaf");
   }
 
+  // Counts one move right of the cursor; more moves than the file has pages means the sibling
+  // chain loops (a corrupt file).
+  static void count_hop(Cursor& c, const uint8_t* d) {
+    if (++c.hops_ <= 1024) return;
+    PageFile& f = c.tree_->pool_.file();
+    if (c.hops_ > f.file_size() / f.page_size() + 1)
+      corrupt(d, "the right sibling chain loops back");
+  }
+
   // Positions on the node at `offset` of `cur`; key_ holds the previous node's key if
   // `key_known`. Moves right past END_BUCKET.
   static void land_forward(Cursor& c, ReadLatch& cur, uint32_t offset, bool key_known) {
     const uint32_t ps = c.tree_->pool_.page_size();
+    // After a move right, the first key found must not sort below the last key of the page
+    // left behind: a sibling chain that loops back (a corrupt file) is caught here, and by the
+    // hop bound in move_right_checked when every key is equal.
+    std::vector<uint8_t> before;
+    bool hopped = false;
     for (;;) {
       const uint8_t* d = cur.data();
       IndexNode n;
       if (key_known) {
         n = decode_node(d, get_u16(d + 30), offset, true);
-        if (n.prefix > c.key_.size())
-          corrupt(d, fmt::format("node at offset {}: bad prefix", offset));
-        append_suffix(c.key_, n.prefix, n.data, n.length);
+        if (!n.is_marker()) {
+          if (n.prefix > c.key_.size())
+            corrupt(d, fmt::format("node at offset {}: bad prefix", offset));
+          append_suffix(c.key_, n.prefix, n.data, n.length);
+        }
       } else {
         n = node_with_key(d, ps, offset, c.key_);
+      }
+      if (hopped && !n.is_marker()) {
+        if (std::lexicographical_compare(c.key_.begin(), c.key_.end(), before.begin(),
+                                         before.end()))
+          corrupt(d, "first key sorts below the last key of the left sibling");
+        hopped = false;
       }
       if (n.is_end_level()) {
         c.valid_ = false;
@@ -341,6 +364,9 @@ struct CursorOps {
         return;
       }
       if (n.is_end_bucket()) {
+        if (!hopped) before = c.key_;
+        hopped = true;
+        count_hop(c, cur.data());
         move_right(*c.tree_, cur);
         offset = first_node_offset(cur.data());
         c.key_.clear();
@@ -387,6 +413,7 @@ struct CursorOps {
           c.page_.reset();
           return true;
         }
+        count_hop(c, d);
         uint32_t here = cur.ref().page_no();
         cur.reset();  // never latch right to left while holding a latch
         ReadLatch l(t.pool_.pin(left));

@@ -13,6 +13,8 @@
 #include <span>
 #include <vector>
 
+#include "page/btree_page.h"
+
 namespace pbtree {
 
 /// Builds one B-tree. Pages are numbered consecutively from `first_page` in the order
@@ -24,6 +26,7 @@ class FastLoader {
     uint32_t first_page = 0;     ///< number of the first page allocated
     uint16_t jump_interval = 0;  ///< jumpAreaSize in bytes (jump_area_size()); 0: no jump nodes
     uint8_t index_id = 0;        ///< btr_id
+    NodeLayout layout = NodeLayout::Firebird;  ///< node coding (page/btree_page.h)
   };
   /// Receives a finished page: number and page_size bytes (generic header bytes 4..15 left for
   /// the sink, e.g. PageFile::write). May throw; the loader is then unusable.

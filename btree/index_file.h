@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "keys/key.h"
+#include "page/btree_page.h"
 #include "page/errors.h"
 #include "page/io.h"
 #include "page/wal.h"
@@ -30,6 +31,7 @@ struct IndexDefinition {
   KeyFormat format = KeyFormat::Double;
   bool unique = false;
   bool descending = false;
+  NodeLayout layout = NodeLayout::Firebird;  ///< node coding of every page of the tree
 };
 
 /// An index as stored in the index root page.

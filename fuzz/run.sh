@@ -26,7 +26,10 @@ for t in "${TARGETS[@]}"; do
   mkdir -p "$work"
   echo "== fuzz: $t for ${SECONDS_PER_TARGET}s"
   log="build-fuzz/$t.log"
-  if build-fuzz/bin/"$t" -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
+  # A fixed seed makes a run repeatable: the same inputs are tried here and in CI (the time
+  # limit still bounds it on a slower machine).
+  if build-fuzz/bin/"$t" -seed="${FUZZ_SEED:-20261130}" -max_total_time="$SECONDS_PER_TARGET" \
+      -timeout=10 -rss_limit_mb=2048 \
       -max_len=65536 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/"$t"- \
       "$work" "fuzz/corpus/$t" >"$log" 2>&1; then
     grep -E '^stat::number_of_executed_units|^Done ' "$log" || true

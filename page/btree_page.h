@@ -54,6 +54,11 @@ inline constexpr uint32_t kMaxLevels = 16;
 /// Largest prefix or length a node can carry (two 7-bit groups).
 inline constexpr uint32_t kMaxNodeKeyField = (1u << 14) - 1;
 
+/// How the nodes of a B-tree are coded. Firebird: ODS 12 nodes as above (byte-exact with
+/// Firebird 3.0 .. 5.0). Compact: pbtree's own layout (docs/FORMAT.md §2.9): delta record
+/// numbers, no implied length byte, suffix-truncated separators. Chosen per index.
+enum class NodeLayout : uint8_t { Firebird = 0, Compact = 1 };
+
 /// Node flags (bits 7..5 of the first node byte), Firebird's BTN_* codes.
 enum class NodeFlag : uint8_t {
   Normal = 0,
