@@ -148,40 +148,54 @@ inline size_t encode_rescaled(int64_t q0, int scale, uint8_t* p) {
   return p[9] == 0 ? 9 : 10;  // p[8] is never 0: s >= -9999 gives p[8] >= 0x58
 }
 
-/// Right-aligned base-1000 groups of u (least significant first) into r; returns how many
-/// (at least 1).
-inline int groups_1000(u128 u, uint16_t* r) {
-  int n = 0;
-  uint64_t v;
-  if ((u >> 64) == 0) {
-    v = static_cast<uint64_t>(u);
-  } else {
-    // u <= 2^127, so u / 10^19 fits 64 bits: one 128-by-64 division, then 64-bit arithmetic.
-    constexpr uint64_t kE19 = 10000000000000000000ull;
-    uint64_t q, rem;
-#if defined(__x86_64__)
-    // divq needs the high word below the divisor: u >> 64 < 2^63 < 10^19.
-    __asm__("divq %4"
-            : "=a"(q), "=d"(rem)
-            : "a"(static_cast<uint64_t>(u)), "d"(static_cast<uint64_t>(u >> 64)), "r"(kE19));
-#else
-    q = static_cast<uint64_t>(u / kE19);
-    rem = static_cast<uint64_t>(u - static_cast<u128>(q) * kE19);
-#endif
-    uint64_t lo = rem % 1000000000000000000ull;
-    const uint64_t r_hi = rem / 1000000000000000000ull;
-    for (int i = 0; i < 6; ++i) {
-      r[n++] = static_cast<uint16_t>(lo % 1000);
-      lo /= 1000;
-    }
-    r[n++] = static_cast<uint16_t>((q % 100) * 10 + r_hi);
-    v = q / 100;
+constexpr uint64_t kE18 = 1000000000000000000ull;
+constexpr uint64_t kE19 = 10000000000000000000ull;
+
+/// floor(u / 10^19) and the remainder, for u < 2^64 · 10^19 (so the quotient fits 64 bits),
+/// without a divide instruction: Möller & Granlund, "Improved division by invariant
+/// integers" (2011), algorithm 4, with 10^19 >= 2^63 already normalised.
+inline uint64_t div_e19(u128 u, uint64_t& rem) {
+  constexpr uint64_t kInv = static_cast<uint64_t>(~u128(0) / kE19 - (u128(1) << 64));
+  const uint64_t hi = static_cast<uint64_t>(u >> 64), lo = static_cast<uint64_t>(u);
+  u128 q = static_cast<u128>(kInv) * hi;
+  q += (static_cast<u128>(hi + 1) << 64) | lo;
+  uint64_t q1 = static_cast<uint64_t>(q >> 64);
+  const uint64_t q0 = static_cast<uint64_t>(q);
+  uint64_t r = lo - q1 * kE19;
+  if (r > q0) {
+    --q1;
+    r += kE19;
   }
-  do {
-    r[n++] = static_cast<uint16_t>(v % 1000);
-    v /= 1000;
-  } while (v != 0);
-  return n;
+  if (r >= kE19) {
+    ++q1;
+    r -= kE19;
+  }
+  rem = r;
+  return q1;
+}
+
+/// An 18-digit chunk (< 10^18) as six 10-bit groups of 3 digits, most significant first, in
+/// the low 60 bits.
+inline uint64_t pack_groups18(uint64_t w) {
+  const uint32_t hi9 = static_cast<uint32_t>(w / 1000000000u);
+  const uint32_t lo9 = static_cast<uint32_t>(w % 1000000000u);
+  const uint64_t hi =
+      (uint64_t{hi9 / 1000000u} << 20) | ((hi9 / 1000u % 1000u) << 10) | (hi9 % 1000u);
+  const uint64_t lo =
+      (uint64_t{lo9 / 1000000u} << 20) | ((lo9 / 1000u % 1000u) << 10) | (lo9 % 1000u);
+  return (hi << 30) | lo;
+}
+
+/// (w2, w1, w0) base 10^18 times 10^SH (SH < 3; the result stays below 10^39).
+template <int SH>
+inline void shift_digits(uint64_t& w2, uint64_t& w1, uint64_t& w0) {
+  if constexpr (SH > 0) {
+    constexpr uint64_t kLow = kPow10U64[18 - SH], kMul = kPow10U64[SH];
+    const uint64_t c0 = w0 / kLow, c1 = w1 / kLow;
+    w0 = (w0 % kLow) * kMul;
+    w1 = (w1 % kLow) * kMul + c0;
+    w2 = w2 * kMul + c1;
+  }
 }
 
 /// Decimal key (§1.5/§1.6) of (neg ? -u : u) × 10^exp10 with pMax / bias into p.
@@ -218,53 +232,67 @@ inline size_t encode_decimal(bool neg, u128 u, int exp10, int pmax, int bias, ui
     return 2 + 8 - static_cast<size_t>(std::countr_zero(acc)) / 8;  // acc != 0
   }
 
-  uint16_t r[16];
-  int nr = groups_1000(u, r);
-  const int ng = (k + 2) / 3;  // groups of the left-aligned digits
-  for (int i = nr; i < ng; ++i) r[i] = 0;
-  nr = ng;
-  // Left-align: shift the digits left by sh = (3 - k % 3) % 3 places (append zeros).
-  const int sh = (3 - k % 3) % 3;
-  if (sh == 1) {
-    unsigned carry = 0;
-    for (int i = 0; i < ng; ++i) {
-      const unsigned g = r[i];
-      r[i] = static_cast<uint16_t>((g % 100) * 10 + carry);
-      carry = g / 100;
-    }
-  } else if (sh == 2) {
-    unsigned carry = 0;
-    for (int i = 0; i < ng; ++i) {
-      const unsigned g = r[i];
-      r[i] = static_cast<uint16_t>((g % 10) * 100 + carry);
-      carry = g / 10;
-    }
+  // 19..39 digits: u as three base-10^18 chunks (w2 < 1000), left-aligned to 3·ng digits
+  // (× 10^sh), ten's complement if negative, then 10 bits a group, MSB first.
+  uint64_t w2, w1, w0;
+  if (small) {
+    const uint64_t v = static_cast<uint64_t>(u);
+    w2 = 0;
+    w1 = v / kE18;
+    w0 = v % kE18;
+  } else {
+    uint64_t r;
+    const uint64_t q = div_e19(u, r);  // u >> 64 < 2^63 < 10^19
+    w0 = r % kE18;
+    w1 = (q % (kE18 / 10)) * 10 + r / kE18;
+    w2 = q / (kE18 / 10);
+  }
+  const int ng = (k + 2) / 3;  // 7..13
+  switch ((3 - k % 3) % 3) {
+    case 1:
+      shift_digits<1>(w2, w1, w0);
+      break;
+    case 2:
+      shift_digits<2>(w2, w1, w0);
+      break;
+    default:
+      break;
   }
   if (neg) {
-    // Ten's complement of the k digits (= nine's complement with the last significant
-    // digit less one, trailing zeros kept): 1000^ng - W.
-    unsigned carry = 1;
-    for (int i = 0; i < ng; ++i) {
-      unsigned g = 999u - r[i] + carry;
-      carry = g / 1000;
-      r[i] = static_cast<uint16_t>(g % 1000);
+    // 10^(3·ng) - W, chunk by chunk with a borrow.
+    uint64_t borrow = w0 != 0;
+    w0 = w0 ? kE18 - w0 : 0;
+    if (ng <= 12) {
+      w1 = kPow10U64[3 * ng - 18] - w1 - borrow;
+      borrow = 0;
+    } else if (w1 == 0 && borrow == 0) {
+      // w1 stays 0, no borrow into w2
+    } else {
+      w1 = kE18 - w1 - borrow;
+      borrow = 1;
+    }
+    if (ng == 13) {
+      w2 = 1000 - w2 - borrow;
     }
   }
-  // Pack MSB first, 10 bits a group.
-  uint64_t acc = 0;
-  int nbits = 0;
-  size_t len = 2;
-  for (int i = ng - 1; i >= 0; --i) {
-    acc = (acc << 10) | r[i];
-    nbits += 10;
-    while (nbits >= 8) {
-      nbits -= 8;
-      p[len++] = static_cast<uint8_t>(acc >> nbits);
-    }
+  // B = w2 (groups 12) | w1 (11..6) | w0 (5..0) as 10-bit groups; keep the low 10·ng bits.
+  const u128 low120 = (static_cast<u128>(pack_groups18(w1)) << 60) | pack_groups18(w0);
+  const int nb = 10 * ng;
+  u128 top;  // the first 128 bits of the stream, MSB-aligned
+  uint8_t extra = 0;
+  if (nb <= 120) {
+    top = low120 << (128 - nb);
+  } else {  // ng = 13: 130 bits
+    top = (static_cast<u128>(w2) << 118) | (low120 >> 2);
+    extra = static_cast<uint8_t>((static_cast<uint64_t>(low120) & 3) << 6);
   }
-  if (nbits > 0) p[len++] = static_cast<uint8_t>(acc << (8 - nbits));
-  while (len > 2 && p[len - 1] == 0) --len;
-  return len;
+  store_be64(p + 2, static_cast<uint64_t>(top >> 64));
+  store_be64(p + 10, static_cast<uint64_t>(top));
+  p[18] = extra;
+  if (extra) return 19;
+  const uint64_t thi = static_cast<uint64_t>(top >> 64), tlo = static_cast<uint64_t>(top);
+  const int tz = tlo ? std::countr_zero(tlo) : 64 + std::countr_zero(thi);  // top != 0
+  return 2 + 16 - static_cast<size_t>(tz) / 8;
 }
 
 /// An integral double as an exact value of `type` (scale 0); KeyError unless integral and
@@ -329,8 +357,8 @@ inline size_t encode_decimal(bool neg, u128 u, int exp10, int pmax, int bias, ui
 }
 
 /// Ascending per-type key of a non-NULL numeric value into p (kTmp bytes); returns length.
-inline size_t encode_number(const TypeSpec& type, KeyFormat format, const Value& value,
-                            uint8_t* p) {
+[[gnu::always_inline]] inline size_t encode_number(const TypeSpec& type, KeyFormat format,
+                                                   const Value& value, uint8_t* p) {
   if (format == KeyFormat::Double) {
     double d;
     if (value.kind == Value::Kind::Double) {
@@ -387,8 +415,9 @@ inline size_t encode_number(const TypeSpec& type, KeyFormat format, const Value&
 /// Writes the per-segment key (ascending bytes, with the descending escape when
 /// `descending`, not inverted) into dst (capacity cap); returns the length. NULL gives the
 /// empty key ascending and 00 descending.
-inline size_t encode_segment(const TypeSpec& type, KeyFormat format, const Value& value,
-                             bool descending, uint8_t* dst, size_t cap) {
+[[gnu::always_inline]] inline size_t encode_segment(const TypeSpec& type, KeyFormat format,
+                                                    const Value& value, bool descending,
+                                                    uint8_t* dst, size_t cap) {
   if (value.kind == Value::Kind::Null) {
     if (!descending) return 0;
     dst[0] = 0;
@@ -414,13 +443,16 @@ inline size_t encode_segment(const TypeSpec& type, KeyFormat format, const Value
     return n + esc;
   }
   if (value.kind == Value::Kind::Text) throw_bad_kind(type, format, value);
-  uint8_t tmp[kTmp] = {};
-  const size_t n = encode_number(type, format, value, tmp);
-  const size_t esc = (descending && tmp[0] <= 1) ? 1 : 0;
   if (kTmp + 1 > cap) throw_key_error("key buffer too small");
-  dst[0] = 1;
-  std::memcpy(dst + esc, tmp, kTmp);  // fixed size: inlined moves, no libc call
-  return n + esc;
+  // Encoded in place: a copy through a scratch array made the wide loads wait on the narrow
+  // stores just made (store-forwarding stalls, ~10 ns a key).
+  const size_t n = encode_number(type, format, value, dst);
+  if (descending && dst[0] <= 1) {
+    std::memmove(dst + 1, dst, n);  // rare: the descending escape byte
+    dst[0] = 1;
+    return n + 1;
+  }
+  return n;
 }
 
 inline void invert(uint8_t* p, size_t n) {
