@@ -626,11 +626,52 @@ Cursor BTree::scan(ScanRange range) const {
 
 std::vector<uint64_t> BTree::find(std::span<const uint8_t> key) const {
   std::vector<uint64_t> out;
-  ScanRange r;
-  r.lower = KeyBound{std::vector<uint8_t>(key.begin(), key.end()), true};
-  r.upper = r.lower;
-  for (Cursor c = scan(std::move(r)); c.valid(); c.next()) out.push_back(c.record_number());
+  find(key, out);
   return out;
+}
+
+// A point lookup without a cursor: one descent to the first duplicate, then the equal nodes
+// are read in place (the landed node is decoded once; its equality follows from the bytes
+// find_in_page matched), moving right past END_BUCKET with latch coupling.
+void BTree::find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const {
+  out.clear();
+  const uint32_t ps = pool_.page_size();
+  const size_t ks = key.size();
+  PageFind f;
+  ReadLatch cur(descend(key, 0, f), std::adopt_lock);
+  while (f.beyond_end_bucket) {
+    CursorOps::move_right(*this, cur);
+    f = find_in_page(cur.data(), ps, key, def_.descending, uint64_t{0}, FindMode::LowerBound);
+  }
+  const uint8_t* d = cur.data();
+  IndexNode n = decode_node(d, get_u16(d + 30), f.offset, true);
+  bool landed = true;  // n is the node find_in_page stopped at
+  uint64_t hops = 0;
+  for (;;) {
+    if (n.is_end_level()) return;
+    if (n.is_end_bucket()) {
+      if (++hops > 1024) {
+        const PageFile& file = pool_.file();
+        if (hops > file.file_size() / file.page_size() + 1)
+          corrupt(d, "the right sibling chain loops back");
+      }
+      CursorOps::move_right(*this, cur);
+      d = cur.data();
+      n = decode_node(d, get_u16(d + 30), first_node_offset(d), true);
+      landed = false;
+      continue;
+    }
+    // The previous node's key equals `key` (or n is a page's first node, prefix 0), so n equals
+    // it iff its own bytes complete `key` exactly.
+    const bool equal = landed ? f.matched == ks && size_t{n.prefix} + n.length == ks
+                              : n.prefix <= ks && size_t{n.prefix} + n.length == ks &&
+                                    (n.length == 0 ||
+                                     std::memcmp(n.data, key.data() + n.prefix, n.length) == 0);
+    if (!equal) return;
+    out.push_back(n.recno);
+    landed = false;
+    n = decode_node(d, get_u16(d + 30), n.end(), true);
+  }
 }
 
 bool BTree::contains(std::span<const uint8_t> key, uint64_t recno) const {

@@ -146,6 +146,9 @@ class BTree {
   void remove(std::span<const uint8_t> key, uint64_t recno);
   /// Record numbers of every entry whose key equals `key`, ascending.
   std::vector<uint64_t> find(std::span<const uint8_t> key) const;
+  /// The same into `out` (cleared first; its capacity is reused, so a lookup loop does not
+  /// allocate). Throws CorruptError on a damaged page.
+  void find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const;
   /// True if (key, recno) is in the tree.
   bool contains(std::span<const uint8_t> key, uint64_t recno) const;
   /// A cursor over `range`, positioned on its first entry (check valid()).

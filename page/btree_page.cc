@@ -146,8 +146,108 @@ uint32_t encode_node(const NodeFields& node, bool leaf, uint8_t* out) {
   return n + static_cast<uint32_t>(node.data.size());
 }
 
+namespace {
+
+// Reads a varint of at most `max_bytes` bytes at p without bounds checks (the caller made sure
+// 5 bytes are readable); false if it is longer.
+[[gnu::always_inline]] inline bool quick_varint(const uint8_t*& p, int max_bytes,
+                                                uint64_t& value) {
+  uint8_t b = *p++;
+  value = b & 0x7Fu;
+  if ((b & 0x80) == 0) return true;
+  for (int i = 1; i < max_bytes; ++i) {
+    b = *p++;
+    value |= uint64_t{b & 0x7Fu} << (7 * i);
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+// The common case of decode_node: the node header lies wholly before `limit` with room to spare
+// (15 bytes: the longest header), so the varints need no per-byte bounds checks. Returns false
+// on anything else (a node near `limit`, a malformed field): decode_node then takes the
+// checked path, which reports the fault.
+[[gnu::always_inline]] inline bool decode_node_quick(const uint8_t* page, uint32_t limit,
+                                                     uint32_t offset, bool leaf, IndexNode& node) {
+  if (offset + 16 > limit) return false;
+  const uint8_t* p = page + offset;
+  const uint8_t b = *p++;
+  const uint8_t flag = b >> 5;
+  node.offset = offset;
+  if (flag == static_cast<uint8_t>(NodeFlag::EndLevel)) {
+    node.flag = NodeFlag::EndLevel;
+    node.recno = 0;
+    node.page_number = 0;
+    node.prefix = 0;
+    node.length = 0;
+    node.size = 1;
+    node.data = p;
+    return true;
+  }
+  if (flag > 5) return false;
+  uint64_t v;
+  if (!quick_varint(p, 5, v)) return false;
+  node.recno = (v << 5) | (b & 0x1F);
+  node.page_number = 0;
+  if (!leaf) {
+    if (!quick_varint(p, 5, v) || v > 0xFFFFFFFFu) return false;
+    node.page_number = static_cast<uint32_t>(v);
+  }
+  node.prefix = 0;
+  if (flag != static_cast<uint8_t>(NodeFlag::ZeroPrefixZeroLength)) {
+    if (!quick_varint(p, 2, v)) return false;
+    node.prefix = static_cast<uint32_t>(v);
+  }
+  if (flag == static_cast<uint8_t>(NodeFlag::Normal) ||
+      flag == static_cast<uint8_t>(NodeFlag::EndBucket)) {
+    if (!quick_varint(p, 2, v)) return false;
+    node.length = static_cast<uint32_t>(v);
+  } else {
+    node.length = flag == static_cast<uint8_t>(NodeFlag::OneLength) ? 1 : 0;
+  }
+  const uint32_t pos = static_cast<uint32_t>(p - page);
+  if (pos + node.length > limit) return false;
+  node.flag = static_cast<NodeFlag>(flag);
+  node.data = p;
+  node.size = pos + node.length - offset;
+  return true;
+}
+
+// Compares the key a[0, na) + b[0, nb) with `key` in index order (compare_index_keys);
+// `common` gets the bytes they share.
+int compare_two_part(const uint8_t* a, uint32_t na, const uint8_t* b, uint32_t nb,
+                     std::span<const uint8_t> key, bool descending, uint32_t& common) {
+  const size_t ks = key.size();
+  const size_t m = std::min<size_t>(na, ks);
+  size_t i = 0;
+  while (i < m && a[i] == key[i]) ++i;
+  if (i < m) {
+    common = static_cast<uint32_t>(i);
+    return a[i] < key[i] ? -1 : 1;
+  }
+  if (i < na) {  // the search key ends inside the first part: the entry is longer
+    common = static_cast<uint32_t>(ks);
+    return descending ? -1 : 1;
+  }
+  const size_t m2 = std::min<size_t>(nb, ks - na);
+  size_t t = 0;
+  while (t < m2 && b[t] == key[na + t]) ++t;
+  common = static_cast<uint32_t>(na + t);
+  if (t < m2) return b[t] < key[na + t] ? -1 : 1;
+  const size_t total = size_t{na} + nb;
+  if (total == ks) return 0;
+  if (total < ks) return descending ? 1 : -1;
+  return descending ? -1 : 1;
+}
+
+}  // namespace
+
 IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf) {
   static constexpr const char* kWhat = "node";
+  {
+    IndexNode quick;
+    if (decode_node_quick(page, limit, offset, leaf, quick)) return quick;
+  }
   if (offset >= limit) {
     corrupt(page, fmt::format("node at offset {} lies at or beyond byte {}", offset, limit));
   }
@@ -429,41 +529,54 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
   uint32_t prev = 0;
   bool have_prev = false;
 
-  // find_area_start_point: the last jump target below the target.
-  std::vector<uint8_t> jump_key;
-  std::vector<uint8_t> full;
+  // Nodes are decoded by the unchecked fast path when they lie well inside btr_length.
+  auto node_at = [&](uint32_t off) {
+    IndexNode n;
+    if (!decode_node_quick(page, limit, off, leaf, n)) n = decode_node(page, limit, off, leaf);
+    return n;
+  };
+
+  // find_area_start_point: the last jump target below the target. The jump key is rebuilt in
+  // a stack buffer (a key is shorter than page_size / 4 <= 8192 bytes): no heap per visit.
+  uint8_t jump_key[8192];
+  uint32_t jump_len = 0;
   uint32_t jpos = kBtreeHeaderSize;
   for (uint32_t i = 0; i < h.jump_count; ++i) {
     JumpNode j = decode_jump_node(page, first, jpos);
     jpos += j.size;
-    if (j.prefix > jump_key.size()) {
+    if (j.prefix > jump_len) {
       corrupt(page, fmt::format("jump node {} has prefix {} beyond the previous jump key ({})", i,
-                                j.prefix, jump_key.size()));
+                                j.prefix, jump_len));
     }
-    jump_key.resize(j.prefix);
-    jump_key.insert(jump_key.end(), j.data, j.data + j.length);
+    if (j.prefix + j.length > sizeof jump_key) {
+      corrupt(page, fmt::format("jump node {} key of {} bytes exceeds {}", i, j.prefix + j.length,
+                                sizeof jump_key));
+    }
+    if (j.length != 0) std::memcpy(jump_key + j.prefix, j.data, j.length);
+    jump_len = j.prefix + j.length;
     if (j.node_offset <= first || j.node_offset >= limit) {
       corrupt(page, fmt::format("jump node {} points at offset {} outside ({}, {})", i,
                                 j.node_offset, first, limit));
     }
-    IndexNode target = decode_node(page, limit, j.node_offset, leaf);
+    IndexNode target = node_at(j.node_offset);
     if (target.is_marker()) break;
-    if (target.prefix != jump_key.size()) {
+    if (target.prefix != jump_len) {
       corrupt(page, fmt::format("jump node {} key length {} differs from node prefix {}", i,
-                                jump_key.size(), target.prefix));
+                                jump_len, target.prefix));
     }
-    full.assign(jump_key.begin(), jump_key.end());
-    full.insert(full.end(), target.data, target.data + target.length);
-    if (!below(compare_index_keys(full, key, descending), target.recno)) break;
+    uint32_t common = 0;
+    const int c =
+        compare_two_part(jump_key, jump_len, target.data, target.length, key, descending, common);
+    if (!below(c, target.recno)) break;
     prev = target.offset;
     have_prev = true;
-    matched = static_cast<uint32_t>(common_prefix(full, key));
+    matched = common;
     pos = target.end();
   }
 
   if (!have_prev && !leaf && h.left_sibling == 0) {
     // Degenerate first node of the leftmost page of a non-leaf level: below everything.
-    IndexNode n = decode_node(page, limit, pos, leaf);
+    IndexNode n = node_at(pos);
     if (!n.is_marker()) {
       prev = n.offset;
       have_prev = true;
@@ -474,7 +587,7 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
 
   // find_node_start_point: linear scan with the prefix trick.
   for (;;) {
-    IndexNode n = decode_node(page, limit, pos, leaf);
+    IndexNode n = node_at(pos);
     result.offset = n.offset;
     result.prev_offset = have_prev ? prev : 0;
     if (n.is_end_level()) {
