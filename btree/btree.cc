@@ -343,7 +343,7 @@ struct CursorOps {
       const uint8_t* d = cur.data();
       IndexNode n;
       if (key_known) {
-        n = decode_node(d, get_u16(d + 30), offset, true);
+        n = decode_node_fast(d, get_u16(d + 30), offset, true);
         if (!n.is_marker()) {
           if (n.prefix > c.key_.size())
             corrupt(d, fmt::format("node at offset {}: bad prefix", offset));
@@ -377,9 +377,80 @@ struct CursorOps {
       c.recno_ = n.recno;
       c.version_ = cur.ref().version();
       c.valid_ = true;
+      fill_ahead(c, d, n.end());
       c.page_ = cur.release_pin();
       return;
     }
+  }
+
+  // Entries decoded ahead per latch hold (a wide scan latches a leaf once per this many).
+  static constexpr int kAhead = 128;
+
+  // Decodes up to kAhead entries of leaf `d` from `pos` (the node after the current entry,
+  // whose key is c.key_) into c.ahead_, stopping at the END marker. Called under the latch.
+  static void fill_ahead(Cursor& c, const uint8_t* d, uint32_t pos) {
+    c.ahead_.clear();
+    c.ahead_keys_.clear();
+    c.ahead_pos_ = 0;
+    const uint16_t length = get_u16(d + 30);
+    size_t prev_off = 0, prev_len = c.key_.size();
+    c.ahead_stop_ = false;
+    for (int i = 0; i < kAhead; ++i) {
+      IndexNode n = decode_node_fast(d, length, pos, true);
+      if (n.is_marker()) break;
+      if (n.prefix > prev_len) corrupt(d, fmt::format("node at offset {}: bad prefix", pos));
+      const size_t at = c.ahead_keys_.size();
+      c.ahead_keys_.resize(at + n.prefix + n.length);
+      uint8_t* out = c.ahead_keys_.data() + at;
+      const uint8_t* prev = i == 0 ? c.key_.data() : c.ahead_keys_.data() + prev_off;
+      if (n.prefix != 0) std::memcpy(out, prev, n.prefix);
+      if (n.length != 0) std::memcpy(out + n.prefix, n.data, n.length);
+      c.ahead_.push_back(
+          Cursor::Ahead{pos, n.end(), n.recno, static_cast<uint32_t>(at), n.prefix + n.length});
+      prev_off = at;
+      prev_len = size_t{n.prefix} + n.length;
+      pos = n.end();
+    }
+    // Entries beyond the upper bound are cut here, by one comparison per batch (plus a binary
+    // search in the last one), instead of a check per next().
+    const ScanRange& r = c.range_;
+    if (!r.upper || c.ahead_.empty()) return;
+    const bool desc = c.tree_->def_.descending;
+    auto beyond = [&](const Cursor::Ahead& e) {
+      std::span<const uint8_t> k(c.ahead_keys_.data() + e.key_offset, e.key_length);
+      const int cmp = compare_index_keys(k, r.upper->key, desc);
+      return cmp > 0 || (cmp == 0 && !r.upper->inclusive);
+    };
+    if (!beyond(c.ahead_.back())) return;
+    size_t lo = 0, hi = c.ahead_.size() - 1;  // ahead_[hi] is beyond
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      if (beyond(c.ahead_[mid])) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    c.ahead_.resize(lo);
+    c.ahead_stop_ = true;
+  }
+
+  // Forward next() without the latch: the next entry decoded ahead, if the page is unchanged.
+  static bool take_ahead(Cursor& c) {
+    if (c.page_.version() != c.version_) return false;
+    if (c.ahead_pos_ >= c.ahead_.size()) {
+      if (!c.ahead_stop_) return false;
+      c.valid_ = false;  // the next entry lies beyond the upper bound
+      c.page_.reset();
+      return true;
+    }
+    const Cursor::Ahead& e = c.ahead_[c.ahead_pos_++];
+    const uint8_t* k = c.ahead_keys_.data() + e.key_offset;
+    c.key_.assign(k, k + e.key_length);
+    c.recno_ = e.recno;
+    c.offset_ = e.offset;
+    c.next_offset_ = e.end;
+    return true;
   }
 
   // Forward: first entry >= (key, recno).
@@ -577,6 +648,10 @@ void Cursor::start() {
 
 void Cursor::next() {
   if (!valid_) return;
+  if (!range_.backward && CursorOps::take_ahead(*this)) {
+    if (range_.prefix) CursorOps::check_bounds(*this);  // upper bound: cut in fill_ahead
+    return;
+  }
   ReadLatch cur(std::move(page_));
   if (cur.ref().version() != version_) {
     cur.reset();
@@ -644,7 +719,7 @@ void BTree::find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const
     f = find_in_page(cur.data(), ps, key, def_.descending, uint64_t{0}, FindMode::LowerBound);
   }
   const uint8_t* d = cur.data();
-  IndexNode n = decode_node(d, get_u16(d + 30), f.offset, true);
+  IndexNode n = decode_node_fast(d, get_u16(d + 30), f.offset, true);
   bool landed = true;  // n is the node find_in_page stopped at
   uint64_t hops = 0;
   for (;;) {
@@ -657,20 +732,20 @@ void BTree::find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const
       }
       CursorOps::move_right(*this, cur);
       d = cur.data();
-      n = decode_node(d, get_u16(d + 30), first_node_offset(d), true);
+      n = decode_node_fast(d, get_u16(d + 30), first_node_offset(d), true);
       landed = false;
       continue;
     }
     // The previous node's key equals `key` (or n is a page's first node, prefix 0), so n equals
     // it iff its own bytes complete `key` exactly.
-    const bool equal = landed ? f.matched == ks && size_t{n.prefix} + n.length == ks
-                              : n.prefix <= ks && size_t{n.prefix} + n.length == ks &&
-                                    (n.length == 0 ||
-                                     std::memcmp(n.data, key.data() + n.prefix, n.length) == 0);
+    const bool equal =
+        landed ? f.matched == ks && size_t{n.prefix} + n.length == ks
+               : n.prefix <= ks && size_t{n.prefix} + n.length == ks &&
+                     (n.length == 0 || std::memcmp(n.data, key.data() + n.prefix, n.length) == 0);
     if (!equal) return;
     out.push_back(n.recno);
     landed = false;
-    n = decode_node(d, get_u16(d + 30), n.end(), true);
+    n = decode_node_fast(d, get_u16(d + 30), n.end(), true);
   }
 }
 

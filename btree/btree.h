@@ -117,6 +117,19 @@ class Cursor {
   std::vector<uint8_t> cache_keys_;
   size_t cache_pos_ = 0;  // entries of cache_ still to yield
   uint32_t area_start_ = 0;
+  // Forward: the entries after the current one on its leaf, decoded ahead under one latch hold
+  // and served by next() without latching while the frame version stays version_.
+  struct Ahead {
+    uint32_t offset;
+    uint32_t end;
+    uint64_t recno;
+    uint32_t key_offset;
+    uint32_t key_length;
+  };
+  std::vector<Ahead> ahead_;
+  std::vector<uint8_t> ahead_keys_;
+  size_t ahead_pos_ = 0;
+  bool ahead_stop_ = false;  // the entry after ahead_ lies beyond the upper bound
   // The scan's starting target (forward: first entry >= it; backward: last entry < it).
   bool has_edge_ = false;
   std::vector<uint8_t> edge_key_;

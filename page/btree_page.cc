@@ -148,71 +148,6 @@ uint32_t encode_node(const NodeFields& node, bool leaf, uint8_t* out) {
 
 namespace {
 
-// Reads a varint of at most `max_bytes` bytes at p without bounds checks (the caller made sure
-// 5 bytes are readable); false if it is longer.
-[[gnu::always_inline]] inline bool quick_varint(const uint8_t*& p, int max_bytes,
-                                                uint64_t& value) {
-  uint8_t b = *p++;
-  value = b & 0x7Fu;
-  if ((b & 0x80) == 0) return true;
-  for (int i = 1; i < max_bytes; ++i) {
-    b = *p++;
-    value |= uint64_t{b & 0x7Fu} << (7 * i);
-    if ((b & 0x80) == 0) return true;
-  }
-  return false;
-}
-
-// The common case of decode_node: the node header lies wholly before `limit` with room to spare
-// (15 bytes: the longest header), so the varints need no per-byte bounds checks. Returns false
-// on anything else (a node near `limit`, a malformed field): decode_node then takes the
-// checked path, which reports the fault.
-[[gnu::always_inline]] inline bool decode_node_quick(const uint8_t* page, uint32_t limit,
-                                                     uint32_t offset, bool leaf, IndexNode& node) {
-  if (offset + 16 > limit) return false;
-  const uint8_t* p = page + offset;
-  const uint8_t b = *p++;
-  const uint8_t flag = b >> 5;
-  node.offset = offset;
-  if (flag == static_cast<uint8_t>(NodeFlag::EndLevel)) {
-    node.flag = NodeFlag::EndLevel;
-    node.recno = 0;
-    node.page_number = 0;
-    node.prefix = 0;
-    node.length = 0;
-    node.size = 1;
-    node.data = p;
-    return true;
-  }
-  if (flag > 5) return false;
-  uint64_t v;
-  if (!quick_varint(p, 5, v)) return false;
-  node.recno = (v << 5) | (b & 0x1F);
-  node.page_number = 0;
-  if (!leaf) {
-    if (!quick_varint(p, 5, v) || v > 0xFFFFFFFFu) return false;
-    node.page_number = static_cast<uint32_t>(v);
-  }
-  node.prefix = 0;
-  if (flag != static_cast<uint8_t>(NodeFlag::ZeroPrefixZeroLength)) {
-    if (!quick_varint(p, 2, v)) return false;
-    node.prefix = static_cast<uint32_t>(v);
-  }
-  if (flag == static_cast<uint8_t>(NodeFlag::Normal) ||
-      flag == static_cast<uint8_t>(NodeFlag::EndBucket)) {
-    if (!quick_varint(p, 2, v)) return false;
-    node.length = static_cast<uint32_t>(v);
-  } else {
-    node.length = flag == static_cast<uint8_t>(NodeFlag::OneLength) ? 1 : 0;
-  }
-  const uint32_t pos = static_cast<uint32_t>(p - page);
-  if (pos + node.length > limit) return false;
-  node.flag = static_cast<NodeFlag>(flag);
-  node.data = p;
-  node.size = pos + node.length - offset;
-  return true;
-}
-
 // Compares the key a[0, na) + b[0, nb) with `key` in index order (compare_index_keys);
 // `common` gets the bytes they share.
 int compare_two_part(const uint8_t* a, uint32_t na, const uint8_t* b, uint32_t nb,
@@ -246,7 +181,7 @@ IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool
   static constexpr const char* kWhat = "node";
   {
     IndexNode quick;
-    if (decode_node_quick(page, limit, offset, leaf, quick)) return quick;
+    if (try_decode_node(page, limit, offset, leaf, quick)) return quick;
   }
   if (offset >= limit) {
     corrupt(page, fmt::format("node at offset {} lies at or beyond byte {}", offset, limit));
@@ -532,7 +467,7 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
   // Nodes are decoded by the unchecked fast path when they lie well inside btr_length.
   auto node_at = [&](uint32_t off) {
     IndexNode n;
-    if (!decode_node_quick(page, limit, off, leaf, n)) n = decode_node(page, limit, off, leaf);
+    if (!try_decode_node(page, limit, off, leaf, n)) n = decode_node(page, limit, off, leaf);
     return n;
   };
 

@@ -133,6 +133,81 @@ uint32_t encode_node(const NodeFields& node, bool leaf, uint8_t* out);
 /// flag, an overlong varint, a record number beyond 40 bits or a node crossing `limit`.
 IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf);
 
+namespace detail {
+// A varint of at most `max_bytes` bytes at p, no bounds checks (the caller made sure they are
+// readable); false if it is longer.
+[[gnu::always_inline]] inline bool quick_varint(const uint8_t*& p, int max_bytes, uint64_t& value) {
+  uint8_t b = *p++;
+  value = b & 0x7Fu;
+  if ((b & 0x80) == 0) return true;
+  for (int i = 1; i < max_bytes; ++i) {
+    b = *p++;
+    value |= uint64_t{b & 0x7Fu} << (7 * i);
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+}  // namespace detail
+
+/// The hot-path decoder behind decode_node, inline for scans and searches: decodes the node at
+/// `offset` into `node` when its header lies wholly at least 16 bytes before `limit` (so the
+/// varints need no per-byte bounds checks) and every field is well-formed; returns false
+/// otherwise, and the caller then calls decode_node, which takes the checked path and throws
+/// CorruptError on a malformed node. Never reads at or beyond `limit`.
+[[gnu::always_inline]] inline bool try_decode_node(const uint8_t* page, uint32_t limit,
+                                                   uint32_t offset, bool leaf, IndexNode& node) {
+  if (offset + 16 > limit) return false;
+  const uint8_t* p = page + offset;
+  const uint8_t b = *p++;
+  const uint8_t flag = b >> 5;
+  node.offset = offset;
+  if (flag == static_cast<uint8_t>(NodeFlag::EndLevel)) {
+    node.flag = NodeFlag::EndLevel;
+    node.recno = 0;
+    node.page_number = 0;
+    node.prefix = 0;
+    node.length = 0;
+    node.size = 1;
+    node.data = p;
+    return true;
+  }
+  if (flag > 5) return false;
+  uint64_t v;
+  if (!detail::quick_varint(p, 5, v)) return false;
+  node.recno = (v << 5) | (b & 0x1F);
+  node.page_number = 0;
+  if (!leaf) {
+    if (!detail::quick_varint(p, 5, v) || v > 0xFFFFFFFFu) return false;
+    node.page_number = static_cast<uint32_t>(v);
+  }
+  node.prefix = 0;
+  if (flag != static_cast<uint8_t>(NodeFlag::ZeroPrefixZeroLength)) {
+    if (!detail::quick_varint(p, 2, v)) return false;
+    node.prefix = static_cast<uint32_t>(v);
+  }
+  if (flag == static_cast<uint8_t>(NodeFlag::Normal) ||
+      flag == static_cast<uint8_t>(NodeFlag::EndBucket)) {
+    if (!detail::quick_varint(p, 2, v)) return false;
+    node.length = static_cast<uint32_t>(v);
+  } else {
+    node.length = flag == static_cast<uint8_t>(NodeFlag::OneLength) ? 1 : 0;
+  }
+  const uint32_t pos = static_cast<uint32_t>(p - page);
+  if (pos + node.length > limit) return false;
+  node.flag = static_cast<NodeFlag>(flag);
+  node.data = p;
+  node.size = pos + node.length - offset;
+  return true;
+}
+
+/// decode_node through try_decode_node first (same result, same errors).
+[[gnu::always_inline]] inline IndexNode decode_node_fast(const uint8_t* page, uint32_t limit,
+                                                         uint32_t offset, bool leaf) {
+  IndexNode n;
+  if (!try_decode_node(page, limit, offset, leaf, n)) n = decode_node(page, limit, offset, leaf);
+  return n;
+}
+
 /// One jump-table entry as decoded: a view into the page.
 struct JumpNode {
   uint32_t prefix = 0;  ///< bytes shared with the previous jump key
