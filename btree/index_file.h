@@ -152,20 +152,22 @@ class IndexFile {
   /// Frames of the buffer pool behind tree(); default BufferPool::kDefaultBytes worth. Only
   /// before the first tree() call (UsageError after).
   void set_cache_frames(size_t frames);
-  /// Checkpoint: makes every change through tree() durable. The dirty pages, the index root
-  /// page (if a root changed) and the header (checkpoint counter + 1, page count, this
-  /// checkpoint's cost) go to the log, which is synced, then into the file, which is synced
-  /// (page/wal.h). Nothing changed: no checkpoint. Must not run concurrently with
-  /// inserts/removes. Throws IoError; after one, the file must be reopened (the log refuses
-  /// further work) and is at the previous checkpoint, or at this one if the log's commit
-  /// record had been synced.
+  /// Checkpoint: makes every change through tree() durable. The previous checkpoint's batch
+  /// goes into the file if the log still holds it; then the dirty pages, the index root page
+  /// (if a root changed), the freed pages (as free-list pages) and the header (checkpoint
+  /// counter + 1, page count, free list, this checkpoint's cost) go to the log with a commit
+  /// record, and the log is synced: the commit point and the last I/O (page/wal.h). The
+  /// pages reach the file later (next checkpoint, close, or recovery at the next open).
+  /// Nothing changed: no checkpoint. Must not run concurrently with inserts/removes. Throws
+  /// IoError; after one, the file must be reopened (the log refuses further work) and is at
+  /// the previous checkpoint.
   void flush();
   /// Cost of the last checkpoint (this session's, else the one recorded in the header):
   /// pages and bytes written in place and bytes synced in the log (page/wal.h). A bulk load
   /// counts its new pages (written straight into the file) in all three.
   CheckpointStats last_checkpoint() const;
-  /// Page numbers the last checkpoint of this session wrote from the log, ascending (empty
-  /// before the first).
+  /// Page numbers of the last checkpoint of this session (its batch in the log, header
+  /// included), ascending (empty before the first).
   std::vector<uint32_t> last_checkpoint_pages() const;
 
   struct Impl;
