@@ -121,6 +121,14 @@ class IndexFile {
   uint32_t page_size() const;
   /// Pages in the file, header and index root page included.
   uint32_t page_count() const;
+  /// Pages on the persistent free list (header; pages freed in this session join it at the
+  /// next checkpoint).
+  uint32_t free_page_count() const;
+  /// The free list from its head, in chain order (page/file_format.h), each page read and
+  /// checked. Throws CorruptError: a page that is not a free page ("<path>: page 9: expected
+  /// a free page, found a b-tree page"), a next pointer outside the file, a chain longer or
+  /// shorter than the header's count (which also catches loops); IoError.
+  std::vector<uint32_t> free_list() const;
   /// Every index, by slot order.
   std::vector<IndexInfo> indexes() const;
   /// The index named `name`, or nullopt.
@@ -145,8 +153,9 @@ class IndexFile {
   /// checks and errors as bulk_load; durable on return.
   IndexInfo create_index(const IndexDefinition& def);
   /// The living B-tree of index `name` (btree/btree.h) for lookups, scans, inserts and
-  /// removes, over this file's buffer pool. Pages come from the end of the file or from pages
-  /// freed earlier in this session; root changes go to the index root page at flush().
+  /// removes, over this file's buffer pool. Pages come from those freed earlier in this
+  /// session, then from the free list, then from the end of the file; freed pages join the
+  /// free list and root changes go to the index root page at flush().
   /// On a read-only file, insert/remove throw UsageError. Throws UsageError (no such index).
   BTree& tree(const std::string& name);
   /// Frames of the buffer pool behind tree(); default BufferPool::kDefaultBytes worth. Only
