@@ -1,10 +1,13 @@
 // IndexFile: opening and creating pbtree files (page 0 header, page 1 index root page; see
 // page/file_format.h), bulk-building indexes (btree/bulk_build.h) and gstat statistics
 // (btree/stats.h). A writable file runs with its write-ahead log (page/wal.h): changed pages
-// go to "<db>-wal" and reach the file at a checkpoint (flush(), the end of a bulk load), which
-// also rewrites the header (checkpoint counter, page count, the checkpoint's cost counters).
-// A bulk load writes its new pages straight into the file beyond every page in use (nothing
-// refers to them yet), syncs, then checkpoints the index root page and header.
+// go to "<db>-wal" and are committed there by a checkpoint (flush(), the end of a bulk load),
+// which also rewrites the header (checkpoint counter, page count, free list, the checkpoint's
+// cost counters); they reach the file when the committed batch is applied (next checkpoint,
+// close, or recovery). A bulk load writes its new pages straight into the file beyond every
+// page in use (nothing refers to them yet), syncs, then checkpoints the index root page and
+// header. Pages the living trees free become free pages (type 9) on a persistent chain at
+// the next checkpoint and are allocated again before the file grows (FileAllocator below).
 #include "btree/index_file.h"
 
 #include <fmt/format.h>
