@@ -20,7 +20,9 @@
 namespace pbtree {
 namespace {
 
-std::string two(double v) { return fmt::format("{:.2f}", v); }
+std::string two(double v) {
+  return fmt::format("{:.2f}", v);
+}
 
 std::vector<uint8_t> bytes(std::initializer_list<int> list) {
   std::vector<uint8_t> out;
@@ -101,9 +103,8 @@ TEST(KeyToValueTest, NullKeys) {
 TEST(KeyToValueTest, CorruptKeyIsKeyError) {
   std::string storage;
   const auto key = bytes({0x48, 0x48, 0xFF, 0xFF});  // digit group 1023 > 999
-  EXPECT_THROW(
-      key_to_value(TypeSpec::parse("bigint"), KeyFormat::Decimal128, false, key, storage),
-      KeyError);
+  EXPECT_THROW(key_to_value(TypeSpec::parse("bigint"), KeyFormat::Decimal128, false, key, storage),
+               KeyError);
 }
 
 TEST(KeyToValueTest, RandomBigintRoundTripEveryFormat) {
@@ -291,8 +292,8 @@ TEST(WhatIfTest, PredictionsEqualRebuildsOfDemoIndexes) {
     for (const WhatIfRow& w : r.rows) {
       if (!w.available) continue;
       const IndexStats s = rebuild(*file, info, w.format, w.layout, dir + "/rebuild.pbt");
-      const std::string what = info.def.name + " " + std::string(key_format_name(w.format)) +
-                                " " + std::string(layout_name(w.layout));
+      const std::string what = info.def.name + " " + std::string(key_format_name(w.format)) + " " +
+                               std::string(layout_name(w.layout));
       EXPECT_EQ(w.nodes, s.nodes) << what;
       EXPECT_EQ(w.depth, s.depth) << what;
       EXPECT_EQ(w.leaf_pages, s.leaf_buckets) << what;
