@@ -353,8 +353,7 @@ struct CursorOps {
         n = node_with_key(d, ps, offset, c.key_);
       }
       if (hopped && !n.is_marker()) {
-        if (std::lexicographical_compare(c.key_.begin(), c.key_.end(), before.begin(),
-                                         before.end()))
+        if (compare_index_keys(c.key_, before, c.tree_->def_.descending) < 0)
           corrupt(d, "first key sorts below the last key of the left sibling");
         hopped = false;
       }

@@ -4,7 +4,8 @@
 # New inputs go to a scratch corpus in build-fuzz/, not into the repository. Fails (exit 1)
 # if any target crashes, leaks, times out on one input or runs out of memory; the reproducer
 # is left in build-fuzz/artifacts/.
-# Usage: fuzz/run.sh [seconds per target, default 60] [target ...]
+# Usage: fuzz/run.sh [seconds per target (a cap), default 60] [target ...]
+# Env: FUZZ_SEED (default 20261130; 0 = random), FUZZ_RUNS (default per target; 0 = no limit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${1:-60}"
@@ -23,13 +24,23 @@ mkdir -p build-fuzz/artifacts
 failed=()
 for t in "${TARGETS[@]}"; do
   work="build-fuzz/corpus-work/$t"
+  rm -rf "$work"  # start from the committed corpus only, as a fresh clone does
   mkdir -p "$work"
   echo "== fuzz: $t for ${SECONDS_PER_TARGET}s"
   log="build-fuzz/$t.log"
-  # A fixed seed makes a run repeatable: the same inputs are tried here and in CI (the time
-  # limit still bounds it on a slower machine).
-  if build-fuzz/bin/"$t" -seed="${FUZZ_SEED:-20261130}" -max_total_time="$SECONDS_PER_TARGET" \
-      -timeout=10 -rss_limit_mb=2048 \
+  # A fixed seed and a fixed number of runs make a run repeatable: CI tries exactly the inputs
+  # tried here (the time limit still bounds it on a slower machine). FUZZ_RUNS=0 or
+  # FUZZ_SEED=0 (a random seed) explore beyond that, for as long as the time allows.
+  case "$t" in
+    fuzz_page) runs=40000 ;;
+    fuzz_node) runs=1500000 ;;
+    fuzz_key) runs=80000 ;;
+    *) runs=15000 ;;
+  esac
+  runs="${FUZZ_RUNS:-$runs}"
+  if [ "$runs" = 0 ]; then runs=-1; fi
+  if build-fuzz/bin/"$t" -seed="${FUZZ_SEED:-20261130}" -runs="$runs" \
+      -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
       -max_len=65536 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/"$t"- \
       "$work" "fuzz/corpus/$t" >"$log" 2>&1; then
     grep -E '^stat::number_of_executed_units|^Done ' "$log" || true

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "btree/btree.h"
 #include "btree/index_file.h"
 #include "keys/key.h"
 #include "page/file_format.h"
@@ -356,6 +357,35 @@ TEST_F(CorruptFile, MisdirectedPageWrite) {
   write_bytes(path_, bytes);
   IndexStats stats;
   EXPECT_EQ(open_and_analyze(path_, &stats), path_ + ": page 4 (b-tree): page carries number 3");
+}
+
+// Scans every entry of the index; returns "" or the CorruptError message.
+std::string scan_all(const std::string& path, uint64_t* entries) {
+  try {
+    auto f = IndexFile::open(path);
+    *entries = 0;
+    for (Cursor c = f->tree(kIndex).scan(); c.valid(); c.next()) ++*entries;
+    return "";
+  } catch (const CorruptError& e) {
+    return e.what();
+  }
+}
+
+// A leaf whose right sibling points back to itself (valid checksum): the scan stops with an
+// error instead of looping.
+TEST_F(CorruptFile, RightSiblingLoopingBackStopsTheScan) {
+  ASSERT_EQ((*pristine_)[3 * kPageSize + 33], 0);  // page 3 is a leaf
+  rewrite_page(3, [](uint8_t* page) { put_u32(page + 16, 3); });
+  uint64_t entries = 0;
+  EXPECT_EQ(scan_all(path_, &entries),
+            "page 3 (b-tree): first key sorts below the last key of the left sibling");
+}
+
+// The pristine file scans all its entries.
+TEST_F(CorruptFile, PristineFileScansEveryEntry) {
+  uint64_t entries = 0;
+  EXPECT_EQ(scan_all(*pristine_path_, &entries), "");
+  EXPECT_EQ(entries, static_cast<uint64_t>(kKeys));
 }
 
 }  // namespace
