@@ -229,7 +229,8 @@ std::vector<WhatIfRow> WhatIfEstimator::finish() {
   return rows;
 }
 
-WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_every) {
+WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_every,
+                     const std::vector<NodeLayout>& layouts) {
   const std::optional<IndexInfo> info = file.find_index(name);
   if (!info) throw UsageError(fmt::format("{}: no index named {}", file.path(), name));
   if (sample_every == 0) throw std::invalid_argument("what_if: sample_every must be >= 1");
@@ -239,6 +240,7 @@ WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_e
   o.descending = info->def.descending;
   o.page_size = file.page_size();
   o.current = std::make_pair(info->def.format, info->def.layout);
+  o.layouts = layouts;
   WhatIfEstimator estimator(o);
   uint64_t i = 0;
   for (Cursor c = file.tree(name).scan(); c.valid(); c.next(), ++i) {
@@ -299,7 +301,9 @@ std::string describe_choice(const TypeSpec& type, const KeyFormatChoice& c) {
 }
 
 KeyFormatChoice recompute_auto_choice(IndexFile& file, const std::string& name) {
-  const WhatIfReport report = what_if(file, name, kAutoSampleEvery);
+  const std::optional<IndexInfo> info = file.find_index(name);
+  if (!info) throw UsageError(fmt::format("{}: no index named {}", file.path(), name));
+  const WhatIfReport report = what_if(file, name, kAutoSampleEvery, {info->def.layout});
   return choose_key_format(report.info.def.type, report.info.def.layout, report.rows,
                            report.entries);
 }

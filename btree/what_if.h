@@ -107,10 +107,11 @@ struct WhatIfReport {
 };
 
 /// Streams the leaves of index `name` (in index order) through a WhatIfEstimator over every
-/// allowed format and both layouts; marks the index's own (format, layout). `sample_every`
-/// k > 1 feeds only entries 0, k, 2k, ... (index order). Throws UsageError ("no index named
-/// X"), CorruptError, IoError.
-WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_every = 1);
+/// allowed format and `layouts` (empty: Firebird and Compact); marks the index's own (format,
+/// layout). `sample_every` k > 1 feeds only entries 0, k, 2k, ... (index order). Throws
+/// UsageError ("<path>: no index named X"), CorruptError, IoError.
+WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_every = 1,
+                     const std::vector<NodeLayout>& layouts = {});
 
 /// The outcome of --key-format auto.
 struct KeyFormatChoice {
