@@ -55,6 +55,18 @@ uint32_t probe_length(NodeLayout layout) {
   return length;
 }
 
+// FastLoader::Options::descending (compact layout: no suffix truncation of descending
+// separators) where this build's FastLoader has it.
+template <typename LoaderOptions>
+void set_descending(LoaderOptions& o, bool descending) {
+  if constexpr (requires { o.descending; }) {
+    o.descending = descending;
+  } else {
+    (void)o;
+    (void)descending;
+  }
+}
+
 }  // namespace
 
 std::vector<KeyFormat> allowed_key_formats(const TypeSpec& type) {
@@ -172,6 +184,7 @@ WhatIfEstimator::WhatIfEstimator(const Options& options) : options_(options) {
         o.jump_interval = jump_area_size(max_key_length(options_.type, f, options_.descending),
                                          options_.descending);
         o.layout = l;
+        set_descending(o, options_.descending);
         Candidate* raw = c.get();
         const uint32_t page_size = options_.page_size;
         c->loader = std::make_unique<FastLoader>(o, [raw, page_size](uint32_t, uint8_t* page) {

@@ -275,6 +275,60 @@ IndexStats rebuild(IndexFile& src, const IndexInfo& info, KeyFormat format, Node
   return dst->analyze(def.name);
 }
 
+// Checks every available row of `r` against a rebuild; returns the rows compared.
+int compare_with_rebuilds(IndexFile& file, const IndexInfo& info, const WhatIfReport& r,
+                          const std::string& path) {
+  int compared = 0;
+  for (const WhatIfRow& w : r.rows) {
+    if (!w.available) continue;
+    const IndexStats s = rebuild(file, info, w.format, w.layout, path);
+    const std::string what = info.def.name + " " + std::string(key_format_name(w.format)) + " " +
+                             std::string(layout_name(w.layout));
+    EXPECT_EQ(w.nodes, s.nodes) << what;
+    EXPECT_EQ(w.depth, s.depth) << what;
+    EXPECT_EQ(w.leaf_pages, s.leaf_buckets) << what;
+    EXPECT_EQ(w.index_pages, s.index_pages) << what;
+    EXPECT_EQ(w.total_dup, s.total_dup) << what;
+    EXPECT_DOUBLE_EQ(w.avg_key_length, s.avg_key_length) << what;
+    EXPECT_DOUBLE_EQ(w.compression_ratio, s.compression_ratio) << what;
+    EXPECT_DOUBLE_EQ(w.avg_prefix_length, s.avg_prefix_length) << what;
+    EXPECT_DOUBLE_EQ(w.avg_data_length, s.avg_data_length) << what;
+    EXPECT_DOUBLE_EQ(w.bytes_per_entry, s.bytes_per_entry) << what;
+    ++compared;
+  }
+  return compared;
+}
+
+// A descending bigint index with NULLs and duplicates (random values, fixed seed).
+TEST(WhatIfTest, PredictionsEqualRebuildsOfDescendingIndex) {
+  const uint64_t seed = 0xD35C;
+  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+  std::mt19937_64 rng(seed);
+  const std::string dir = scratch("desc");
+  auto file = IndexFile::open_or_create(dir + "/d.pbt", 4096);
+  IndexDefinition def;
+  def.name = "I_DESC";
+  def.type = TypeSpec::parse("bigint");
+  def.format = KeyFormat::RescaledDouble;
+  def.descending = true;
+  EntryBatch batch;
+  KeyBuffer kb;
+  for (uint64_t i = 0; i < 6000; ++i) {
+    const uint64_t r = rng();
+    const Value v =
+        r % 50 == 0 ? Value::null() : Value::exact(static_cast<int64_t>(r % 4000) - 1000);
+    build_key(def.type, def.format, v, true, kb);
+    batch.add(kb.bytes(), i, i);
+  }
+  const IndexInfo info = file->bulk_load(def, batch);
+  const WhatIfReport r = what_if(*file, "I_DESC");
+  EXPECT_EQ(r.entries, 6000u);
+  const int compared = compare_with_rebuilds(*file, info, r, dir + "/rebuild.pbt");
+  EXPECT_EQ(compared, 3 * (layout_available(NodeLayout::Compact) ? 2 : 1));
+  file.reset();
+  std::filesystem::remove_all(dir);
+}
+
 // Every demo index (tools/demo.cc, 3000 rows per data set): every available (format, layout)
 // prediction equals the gstat figures of a real bulk build in that format and layout.
 TEST(WhatIfTest, PredictionsEqualRebuildsOfDemoIndexes) {
@@ -289,23 +343,7 @@ TEST(WhatIfTest, PredictionsEqualRebuildsOfDemoIndexes) {
   int compared = 0;
   for (const IndexInfo& info : file->indexes()) {
     const WhatIfReport r = what_if(*file, info.def.name);
-    for (const WhatIfRow& w : r.rows) {
-      if (!w.available) continue;
-      const IndexStats s = rebuild(*file, info, w.format, w.layout, dir + "/rebuild.pbt");
-      const std::string what = info.def.name + " " + std::string(key_format_name(w.format)) + " " +
-                               std::string(layout_name(w.layout));
-      EXPECT_EQ(w.nodes, s.nodes) << what;
-      EXPECT_EQ(w.depth, s.depth) << what;
-      EXPECT_EQ(w.leaf_pages, s.leaf_buckets) << what;
-      EXPECT_EQ(w.index_pages, s.index_pages) << what;
-      EXPECT_EQ(w.total_dup, s.total_dup) << what;
-      EXPECT_DOUBLE_EQ(w.avg_key_length, s.avg_key_length) << what;
-      EXPECT_DOUBLE_EQ(w.compression_ratio, s.compression_ratio) << what;
-      EXPECT_DOUBLE_EQ(w.avg_prefix_length, s.avg_prefix_length) << what;
-      EXPECT_DOUBLE_EQ(w.avg_data_length, s.avg_data_length) << what;
-      EXPECT_DOUBLE_EQ(w.bytes_per_entry, s.bytes_per_entry) << what;
-      ++compared;
-    }
+    compared += compare_with_rebuilds(*file, info, r, dir + "/rebuild.pbt");
   }
   // 13 indexes: integer x3 and bigint x4 have 3 formats, the other 6 one; per available layout.
   EXPECT_EQ(compared, (7 * 3 + 6) * (layout_available(NodeLayout::Compact) ? 2 : 1));
