@@ -225,6 +225,7 @@ struct IndexFile::Impl {
     i.def.format = s.format;
     i.def.unique = s.unique;
     i.def.descending = s.descending;
+    i.def.auto_format = s.auto_format;
     i.id = s.id;
     i.root_page = s.root_page;
     return i;
@@ -457,6 +458,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     s.format = def.format;
     s.unique = def.unique;
     s.descending = def.descending;
+    s.auto_format = def.auto_format;
     s.root_page = root;
     s.id = slot;
     FileHeader h = im.header;

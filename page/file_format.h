@@ -55,7 +55,8 @@
 //    11    1 key format: Firebird idx_itype (0 double, 1 text, 8 rescaled double,
 //            10 decimal128, 13 bcd)
 //    12    2 length in bytes (varchar), else 0
-//    14    1 flags: 1 unique, 2 descending
+//    14    1 flags: 1 unique, 2 descending, 0x80 key format chosen by `--key-format auto`
+//            (the reason is recomputed from the index, btree/what_if.h)
 //    15    1 name length, 1..31
 //    16   32 name bytes [A-Za-z0-9_$], zero-padded
 #pragma once
@@ -80,6 +81,8 @@ inline constexpr size_t kHeaderPrefixSize = 56;
 /// Bytes of the header page up to the end of the last-checkpoint counters.
 inline constexpr size_t kHeaderStatsEnd = 80;
 inline constexpr size_t kIndexSlotSize = 48;
+/// Slot flags bit (byte 14): the key format was chosen by `pbtree load --key-format auto`.
+inline constexpr uint8_t kSlotFlagAutoFormat = 0x80;
 inline constexpr size_t kIndexSlotsOffset = 20;
 inline constexpr size_t kMaxIndexNameLength = 31;
 
@@ -126,8 +129,9 @@ struct IndexSlot {
   KeyFormat format = KeyFormat::Double;
   bool unique = false;
   bool descending = false;
-  uint32_t root_page = 0;  ///< 0: free slot
-  uint32_t id = 0;         ///< slot number
+  bool auto_format = false;  ///< flag 0x80: key format chosen by --key-format auto
+  uint32_t root_page = 0;    ///< 0: free slot
+  uint32_t id = 0;           ///< slot number
 };
 
 /// Slots an index root page of `page_size` bytes holds: (page_size - 20) / 48.
