@@ -473,9 +473,22 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
 
   // find_area_start_point: the last jump target below the target. The jump key is rebuilt in
   // a stack buffer (a key is shorter than page_size / 4 <= 8192 bytes): no heap per visit.
+  // Most jump nodes are decided by their jump key alone (a prefix of the target's key): only a
+  // jump key that is a prefix of the search key needs the target node, so the search touches
+  // the jump table's cache lines and not one line per jump target. The last target found
+  // below is decoded after the loop (cand; prev_cand in case it is the END_BUCKET, which
+  // fast_load may give a jump node and which the linear scan must reach by itself).
+  struct Candidate {
+    uint32_t offset = 0;
+    uint32_t matched = 0;
+    uint32_t jump_len = 0;
+    uint32_t index = 0;
+  };
+  std::optional<Candidate> cand, prev_cand;
   uint8_t jump_key[8192];
   uint32_t jump_len = 0;
   uint32_t jpos = kBtreeHeaderSize;
+  const size_t ks = key.size();
   for (uint32_t i = 0; i < h.jump_count; ++i) {
     JumpNode j = decode_jump_node(page, first, jpos);
     jpos += j.size;
@@ -493,20 +506,45 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
       corrupt(page, fmt::format("jump node {} points at offset {} outside ({}, {})", i,
                                 j.node_offset, first, limit));
     }
-    IndexNode target = node_at(j.node_offset);
-    if (target.is_marker()) break;
-    if (target.prefix != jump_len) {
-      corrupt(page, fmt::format("jump node {} key length {} differs from node prefix {}", i,
-                                jump_len, target.prefix));
+    const size_t m = std::min<size_t>(jump_len, ks);
+    size_t d = 0;
+    while (d < m && jump_key[d] == key[d]) ++d;
+    bool is_below;
+    uint32_t common;
+    if (d < m) {  // the jump key alone orders the target
+      is_below = jump_key[d] < key[d];
+      common = static_cast<uint32_t>(d);
+    } else if (jump_len > ks) {  // the search key is a proper prefix of the target's key
+      is_below = descending;
+      common = static_cast<uint32_t>(ks);
+    } else {
+      IndexNode target = node_at(j.node_offset);
+      if (target.is_marker()) break;
+      if (target.prefix != jump_len) {
+        corrupt(page, fmt::format("jump node {} key length {} differs from node prefix {}", i,
+                                  jump_len, target.prefix));
+      }
+      const int c =
+          compare_two_part(jump_key, jump_len, target.data, target.length, key, descending, common);
+      is_below = below(c, target.recno);
     }
-    uint32_t common = 0;
-    const int c =
-        compare_two_part(jump_key, jump_len, target.data, target.length, key, descending, common);
-    if (!below(c, target.recno)) break;
+    if (!is_below) break;
+    prev_cand = cand;
+    cand = Candidate{j.node_offset, common, jump_len, i};
+  }
+  for (const std::optional<Candidate>* c : {&cand, &prev_cand}) {
+    if (!c->has_value()) continue;
+    IndexNode target = node_at((*c)->offset);
+    if (target.is_marker()) continue;
+    if (target.prefix != (*c)->jump_len) {
+      corrupt(page, fmt::format("jump node {} key length {} differs from node prefix {}",
+                                (*c)->index, (*c)->jump_len, target.prefix));
+    }
     prev = target.offset;
     have_prev = true;
-    matched = common;
+    matched = (*c)->matched;
     pos = target.end();
+    break;
   }
 
   if (!have_prev && !leaf && h.left_sibling == 0) {
