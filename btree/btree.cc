@@ -332,7 +332,12 @@ struct CursorOps {
 
   // Positions on the node at `offset` of `cur`; key_ holds the previous node's key if
   // `key_known`. Moves right past END_BUCKET.
-  static void land_forward(Cursor& c, ReadLatch& cur, uint32_t offset, bool key_known) {
+  // `ahead`: also decode the entries after it for next() (not for single-entry seeks).
+  static void land_forward(Cursor& c, ReadLatch& cur, uint32_t offset, bool key_known,
+                           bool ahead = true) {
+    c.ahead_.clear();
+    c.ahead_pos_ = 0;
+    c.ahead_stop_ = false;
     const uint32_t ps = c.tree_->pool_.page_size();
     // After a move right, the first key found must not sort below the last key of the page
     // left behind: a sibling chain that loops back (a corrupt file) is caught here, and by the
@@ -377,7 +382,7 @@ struct CursorOps {
       c.recno_ = n.recno;
       c.version_ = cur.ref().version();
       c.valid_ = true;
-      fill_ahead(c, d, n.end());
+      if (ahead) fill_ahead(c, d, n.end());
       c.page_ = cur.release_pin();
       return;
     }
@@ -464,7 +469,7 @@ struct CursorOps {
       f = find_in_page(cur.data(), t.pool_.page_size(), key, t.def_.descending, recno,
                        FindMode::LowerBound);
     }
-    land_forward(c, cur, f.offset, false);
+    land_forward(c, cur, f.offset, false, false);
   }
 
   // Backward: loads the jump area of `cur` that ends before `boundary` (kToEnd: the END
@@ -1303,13 +1308,12 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   }
   std::lock_guard lock(write_mutex_);
   if (def_.unique && !is_null_key(key)) {
-    Cursor c(this, ScanRange{});
-    CursorOps::seek_forward(c, key, 0);
-    if (c.valid() && compare_index_keys(c.key(), key, def_.descending) == 0) {
+    find(key, unique_probe_);  // no cursor, no allocation once the buffer has grown
+    if (!unique_probe_.empty()) {
       throw UsageError(fmt::format(
           "attempt to store duplicate value in unique index \"{}\": key {} exists with record "
           "number {}",
-          def_.name, hex_bytes_local(key), c.record_number()));
+          def_.name, hex_bytes_local(key), unique_probe_.front()));
     }
   }
   TreeWriter w(*this);

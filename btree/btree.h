@@ -206,6 +206,7 @@ class BTree {
   std::function<void(uint32_t)> on_root_change_;
   bool read_only_ = false;
   mutable std::mutex write_mutex_;
+  std::vector<uint64_t> unique_probe_;  // insert's duplicate check; guarded by write_mutex_
 };
 
 }  // namespace pbtree
