@@ -166,6 +166,7 @@ struct IndexFile::Impl {
     i.def.format = s.format;
     i.def.unique = s.unique;
     i.def.descending = s.descending;
+    i.def.layout = s.layout;
     i.id = s.id;
     i.root_page = s.root_page;
     return i;
@@ -302,6 +303,11 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     throw UsageError(e.what());
   }
   check_index_key_limit(def.type, def.format, def.descending, ps);
+  if (def.layout == NodeLayout::Compact) {
+    // FastLoader builds compact trees already; the living tree (btree.cc) follows.
+    throw UsageError(
+        fmt::format("{}: index {}: the compact layout is not supported yet", path, def.name));
+  }
   uint32_t slot = 0;
   while (slot < im.slots.size() && im.slots[slot].root_page != 0) ++slot;
   if (slot >= max_index_slots(ps)) {
@@ -352,6 +358,8 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     opt.first_page = first;
     opt.jump_interval = jump_area_size(max_key, desc);
     opt.index_id = static_cast<uint8_t>(slot % 256);
+    opt.layout = def.layout;
+    opt.descending = desc;
     // Straight into the file: no committed page refers to pages beyond the bound yet.
     FastLoader loader(
         opt, [&](uint32_t page_no, uint8_t* page) { im.file.write_direct(page_no, page); });
@@ -368,6 +376,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     s.format = def.format;
     s.unique = def.unique;
     s.descending = def.descending;
+    s.layout = def.layout;
     s.root_page = root;
     s.id = slot;
     FileHeader h = im.header;

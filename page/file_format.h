@@ -42,7 +42,7 @@
 //    11    1 key format: Firebird idx_itype (0 double, 1 text, 8 rescaled double,
 //            10 decimal128, 13 bcd)
 //    12    2 length in bytes (varchar), else 0
-//    14    1 flags: 1 unique, 2 descending
+//    14    1 flags: 1 unique, 2 descending, 4 compact node layout (docs/FORMAT.md §2.9)
 //    15    1 name length, 1..31
 //    16   32 name bytes [A-Za-z0-9_$], zero-padded
 #pragma once
@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "keys/key.h"
+#include "page/btree_page.h"
 #include "page/errors.h"
 #include "page/page_file.h"
 
@@ -102,8 +103,9 @@ struct IndexSlot {
   KeyFormat format = KeyFormat::Double;
   bool unique = false;
   bool descending = false;
-  uint32_t root_page = 0;  ///< 0: free slot
-  uint32_t id = 0;         ///< slot number
+  NodeLayout layout = NodeLayout::Firebird;  ///< flags bit 4
+  uint32_t root_page = 0;                    ///< 0: free slot
+  uint32_t id = 0;                           ///< slot number
 };
 
 /// Slots an index root page of `page_size` bytes holds: (page_size - 20) / 48.
