@@ -167,6 +167,7 @@ struct IndexFile::Impl {
     i.def.unique = s.unique;
     i.def.descending = s.descending;
     i.def.layout = s.layout;
+    i.def.auto_format = s.auto_format;
     i.id = s.id;
     i.root_page = s.root_page;
     return i;
@@ -303,11 +304,6 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     throw UsageError(e.what());
   }
   check_index_key_limit(def.type, def.format, def.descending, ps);
-  if (def.layout == NodeLayout::Compact) {
-    // FastLoader builds compact trees already; the living tree (btree.cc) follows.
-    throw UsageError(
-        fmt::format("{}: index {}: the compact layout is not supported yet", path, def.name));
-  }
   uint32_t slot = 0;
   while (slot < im.slots.size() && im.slots[slot].root_page != 0) ++slot;
   if (slot >= max_index_slots(ps)) {
@@ -377,6 +373,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     s.unique = def.unique;
     s.descending = def.descending;
     s.layout = def.layout;
+    s.auto_format = def.auto_format;
     s.root_page = root;
     s.id = slot;
     FileHeader h = im.header;

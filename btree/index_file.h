@@ -32,6 +32,7 @@ struct IndexDefinition {
   bool unique = false;
   bool descending = false;
   NodeLayout layout = NodeLayout::Firebird;  ///< node coding of every page of the tree
+  bool auto_format = false;  ///< `format` was chosen by --key-format auto (slot flag 0x80)
 };
 
 /// An index as stored in the index root page.

@@ -147,7 +147,9 @@ uint32_t encode_node(const NodeFields& node, bool leaf, uint8_t* out) {
   return n + static_cast<uint32_t>(node.data.size());
 }
 
-IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf) {
+namespace {
+
+IndexNode decode_firebird_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf) {
   static constexpr const char* kWhat = "node";
   if (offset >= limit) {
     corrupt(page, fmt::format("node at offset {} lies at or beyond byte {}", offset, limit));
@@ -195,6 +197,13 @@ IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool
   node.data = page + pos;
   node.size = pos + node.length - offset;
   return node;
+}
+
+}  // namespace
+
+IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf) {
+  if (page_layout(page) == NodeLayout::Compact) return decode_node_at(page, limit, offset, leaf);
+  return decode_firebird_node(page, limit, offset, leaf);
 }
 
 // ---- Compact layout (docs/FORMAT.md §2.9, byte layout at the top of btree_page.h) ----
@@ -421,11 +430,13 @@ IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool
   if (page_layout(page) == NodeLayout::Compact) {
     return decode_compact_node(page, limit, offset, leaf, prev);
   }
-  return decode_node(page, limit, offset, leaf);
+  return decode_firebird_node(page, limit, offset, leaf);
 }
 
 IndexNode decode_node_at(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf) {
-  if (page_layout(page) != NodeLayout::Compact) return decode_node(page, limit, offset, leaf);
+  if (page_layout(page) != NodeLayout::Compact) {
+    return decode_firebird_node(page, limit, offset, leaf);
+  }
   const uint32_t first = kBtreeHeaderSize + get_u16(page + 36);
   uint32_t start = first;
   uint32_t jpos = kBtreeHeaderSize;

@@ -156,8 +156,9 @@ uint32_t node_size(const NodeFields& node, bool leaf);
 /// prefix and data length must be <= kMaxNodeKeyField (std::invalid_argument otherwise).
 uint32_t encode_node(const NodeFields& node, bool leaf, uint8_t* out);
 /// Decodes the node at `offset` of `page`, reading no byte at or beyond `limit` (btr_length or
-/// page size). Throws CorruptError ("page 12 (b-tree): node at offset 57: ...") on a reserved
-/// flag, an overlong varint, a record number beyond 40 bits or a node crossing `limit`.
+/// page size). On a compact page this is decode_node_at (walks from the nearest jump target).
+/// Throws CorruptError ("page 12 (b-tree): node at offset 57: ...") on a reserved flag, an overlong
+/// varint, a record number beyond 40 bits or a node crossing `limit`.
 IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf);
 
 /// What a compact node is coded against: the previous node's full key length (bytes) and

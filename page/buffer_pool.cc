@@ -8,6 +8,8 @@
 #include <cstring>
 #include <utility>
 
+#include "page/btree_page.h"
+
 namespace pbtree {
 
 PageRef::PageRef(PageRef&& other) noexcept
@@ -95,6 +97,9 @@ PageRef BufferPool::pin(uint32_t page_no, uint8_t expected_type) {
   }
   Frame* f = victim_locked();
   file_.read(page_no, f->data, expected_type);  // on throw the frame stays free
+  // A B-tree page's header bounds every node decode done in place on the frame: a length or
+  // jump size beyond the page is caught here, once, before anyone trusts it.
+  if (f->data[0] == static_cast<uint8_t>(PageType::Btree)) check_btree_header(f->data, page_size_);
   ++stats_.misses;
   f->page_no = page_no;
   f->in_use = true;

@@ -20,7 +20,7 @@ uint64_t env_keys() {
 
 void fill_page(uint8_t* page, uint8_t byte, uint32_t page_size) {
   std::memset(page + kPageHeaderSize, byte, page_size - kPageHeaderSize);
-  page[0] = static_cast<uint8_t>(PageType::Btree);
+  page[0] = static_cast<uint8_t>(PageType::Free);
 }
 
 TEST(BufferPoolBasic, DirtyPagesAreWrittenBackOnEviction) {
@@ -37,8 +37,27 @@ TEST(BufferPoolBasic, DirtyPagesAreWrittenBackOnEviction) {
   EXPECT_EQ(pool.stats().writes, 12u);
   // Evicted pages come back from the file intact.
   for (uint32_t p = 0; p < 20; ++p) {
-    PageRef ref = pool.pin(p, static_cast<uint8_t>(PageType::Btree));
+    PageRef ref = pool.pin(p, static_cast<uint8_t>(PageType::Free));
     EXPECT_EQ(ref.data()[100], p + 1);
+  }
+  EXPECT_EQ(pool.pinned_frames(), 0u);
+}
+
+// A b-tree page read from the file whose btr_length passes the page end is refused on pin,
+// before any node is decoded in place.
+TEST(BufferPoolBasic, BtreePageWithLengthBeyondThePageIsCorrupt) {
+  TempPath tmp;
+  PageFile file = PageFile::create(tmp.path(), 4096);
+  std::vector<uint8_t> page(4096, 0);
+  page[0] = static_cast<uint8_t>(PageType::Btree);
+  put_u16(page.data() + 30, 4097);  // btr_length
+  file.write(2, page.data());
+  BufferPool pool(file, 8);
+  try {
+    pool.pin(2);
+    FAIL() << "no error";
+  } catch (const CorruptError& e) {
+    EXPECT_STREQ(e.what(), "page 2 (b-tree): btr_length 4097 outside [40, 4096] (jump size 0)");
   }
   EXPECT_EQ(pool.pinned_frames(), 0u);
 }
@@ -59,7 +78,7 @@ TEST(BufferPoolBasic, FlushWritesEveryDirtyPageOnce) {
   EXPECT_EQ(pool.stats().writes, 5u);
   EXPECT_EQ(file.file_size(), 5u * 4096);
   std::vector<uint8_t> page(4096);
-  file.read(3, page.data(), static_cast<uint8_t>(PageType::Btree));
+  file.read(3, page.data(), static_cast<uint8_t>(PageType::Free));
   EXPECT_EQ(page[4000], 0x5A);
 }
 

@@ -13,6 +13,7 @@
 #include "btree/index_file.h"
 #include "tools/loader.h"
 #include "tools/stat_format.h"
+#include "tools/what_if_format.h"
 
 namespace pbtree::tools {
 
@@ -133,6 +134,15 @@ void run_demo(const DemoOptions& options, std::ostream& out, std::ostream& err) 
     rows.push_back({info, stats});
   }
   out << format_comparison_table(rows);
+  // What every BIGINT index would cost in each key format and layout (btree/what_if.h).
+  out << "\n";
+  for (const IndexInfo& info : file->indexes()) {
+    if (info.def.type.type != ColumnType::Bigint) continue;
+    const auto t0 = Clock::now();
+    out << format_what_if_table(what_if(*file, info.def.name));
+    err << fmt::format("pbtree demo: what-if of {} in {:.2f} s\n", info.def.name,
+                       std::chrono::duration<double>(Clock::now() - t0).count());
+  }
   err << fmt::format("pbtree demo: done in {:.2f} s\n",
                      std::chrono::duration<double>(Clock::now() - start).count());
 }

@@ -1,6 +1,7 @@
 // `pbtree demo`: builds the seed experiment's eight indexes (Firebird 3's I_INT_*,
 // I_BIGINT_* plus decimal128 and bcd variants) and indexes over real data sets (cities, IPv6
-// ranges, e-mail domains) into one file, then prints every gstat block and a comparison table.
+// ranges, e-mail domains) into one file, then prints every gstat block, a comparison table and
+// the what-if table (every key format × layout) of each BIGINT index.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,7 @@ struct DemoOptions {
 /// directory has no seed/t_int.csv.zst.
 std::string find_data_dir(const std::string& explicit_dir);
 
-/// Runs the demo: stat blocks and table on `out`, progress on `err`. Throws like the load
+/// Runs the demo: stat blocks, table and BIGINT what-if tables on `out`, progress on `err`. Throws like the load
 /// path (InputError, UsageError, IoError, ...).
 void run_demo(const DemoOptions& options, std::ostream& out, std::ostream& err);
 

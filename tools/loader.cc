@@ -8,6 +8,7 @@
 #include <charconv>
 #include <filesystem>
 #include <ostream>
+#include <vector>
 
 namespace pbtree::tools {
 
@@ -78,9 +79,36 @@ IndexInfo bulk_load_from(IndexFile& file, const IndexDefinition& def, EntryBatch
   }
 }
 
-IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def,
+KeyFormatChoice sample_key_format(const EntryBatch& batch, const IndexDefinition& def,
+                                  uint32_t page_size) {
+  const auto& items = batch.items();
+  std::vector<uint32_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  const bool desc = def.descending;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const int c = compare_keys(batch.key(items[a]), batch.key(items[b]), desc);
+    return c != 0 ? c < 0 : items[a].recno < items[b].recno;
+  });
+  WhatIfEstimator::Options o;
+  o.type = def.type;
+  o.source = def.format;
+  o.descending = desc;
+  o.page_size = page_size;
+  o.layouts = {def.layout};
+  WhatIfEstimator estimator(o);
+  for (size_t i = 0; i < order.size(); i += kAutoSampleEvery) {
+    const auto& item = items[order[i]];
+    estimator.add(batch.key(item), item.recno);
+  }
+  const uint64_t sampled = estimator.entries();
+  return choose_key_format(def.type, def.layout, estimator.finish(), sampled);
+}
+
+IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def_in,
                           uint32_t page_size, const std::string& input, ColumnSource source,
-                          std::ostream* progress) {
+                          std::ostream* progress, KeyFormatChoice* choice) {
+  IndexDefinition def = def_in;
+  if (def.auto_format) def.format = default_key_format(def.type);
   check_key_format(def.type, def.format);
   std::error_code ec;
   const bool exists = std::filesystem::exists(db_path, ec);
@@ -105,10 +133,28 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
   source.descending = def.descending;
   source.page_size = page_size;
 
-  CsvReader reader(input);
   EntryBatch batch;
-  uint64_t rows = read_entries(reader, source, batch);
+  uint64_t rows;
+  {
+    CsvReader reader(input);
+    rows = read_entries(reader, source, batch);
+  }
   if (progress) *progress << fmt::format("pbtree: read {} rows from {}\n", rows, input);
+  if (def.auto_format) {
+    const KeyFormatChoice c = sample_key_format(batch, def, page_size);
+    if (choice) *choice = c;
+    if (progress) {
+      *progress << fmt::format("pbtree: key format {}\n", describe_choice(def.type, c));
+    }
+    if (c.format != def.format) {
+      def.format = c.format;
+      check_index_key_limit(def.type, def.format, def.descending, page_size);
+      source.format = def.format;
+      batch = EntryBatch();
+      CsvReader reader(input);
+      rows = read_entries(reader, source, batch);
+    }
+  }
 
   bool created = false;
   if (!file) {

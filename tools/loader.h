@@ -7,6 +7,7 @@
 #include <string>
 
 #include "btree/index_file.h"
+#include "btree/what_if.h"
 #include "keys/key.h"
 #include "tools/csv_reader.h"
 
@@ -38,13 +39,25 @@ uint64_t read_entries(CsvReader& reader, const ColumnSource& source, EntryBatch&
 IndexInfo bulk_load_from(IndexFile& file, const IndexDefinition& def, EntryBatch& batch,
                          const std::string& input_name);
 
+/// --key-format auto on entries already read: sorts `batch` (keys in `def.format`) in index
+/// order (key, then record number; the batch itself is not reordered), feeds every
+/// kAutoSampleEvery-th entry (25%) to a WhatIfEstimator over every format def.type allows in
+/// def.layout at `page_size` bytes, and applies choose_key_format(). The same sample as
+/// recompute_auto_choice() takes from the built index, so `pbtree stat` prints these figures.
+/// Throws KeyError if a key is not one of def.type in def.format.
+KeyFormatChoice sample_key_format(const EntryBatch& batch, const IndexDefinition& def,
+                                  uint32_t page_size);
+
 /// `pbtree load` as a function: opens or creates `db_path` and builds one new index from the
-/// CSV file `input`. page_size 0 means the file's (existing) or kDefaultPageSize (new). On
-/// any error the file is left as it was, and a file this call created is removed. Throws
-/// InputError, UsageError, KeyError, IoError, CorruptError. `progress`: optional stream for
-/// progress messages.
+/// CSV file `input`. page_size 0 means the file's (existing) or kDefaultPageSize (new). With
+/// def.auto_format, def.format is ignored: the input is read in the type's default format,
+/// sample_key_format() picks the format (written to `*choice` if given), and the input is read
+/// again in that format if it differs; the slot records the auto flag. On any error the file
+/// is left as it was, and a file this call created is removed. Throws InputError,
+/// UsageError, KeyError, IoError, CorruptError. `progress`: optional stream for progress
+/// messages (the auto choice included).
 IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def,
                           uint32_t page_size, const std::string& input, ColumnSource source,
-                          std::ostream* progress);
+                          std::ostream* progress, KeyFormatChoice* choice = nullptr);
 
 }  // namespace pbtree::tools

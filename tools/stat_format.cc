@@ -73,16 +73,18 @@ std::string json_string(std::string_view s) {
   return out;
 }
 
-namespace {
-
 std::string json_number(double v) {
   if (!std::isfinite(v)) return "null";
   return fmt::format("{}", v);
 }
 
-}  // namespace
+std::string format_choice_line(const IndexInfo& info, const KeyFormatChoice& choice) {
+  return fmt::format("\tLayout: {}, key format: {}\n", layout_name(info.def.layout),
+                     describe_choice(info.def.type, choice));
+}
 
-std::string format_json_object(const IndexInfo& info, const IndexStats& s, uint32_t page_size) {
+std::string format_json_object(const IndexInfo& info, const IndexStats& s, uint32_t page_size,
+                               const KeyFormatChoice* choice) {
   std::string out = "{";
   out += fmt::format("\"name\": {}, \"id\": {}, \"type\": {}, \"key_format\": {}, ",
                      json_string(info.def.name), info.id, json_string(info.def.type.name()),
@@ -103,8 +105,20 @@ std::string format_json_object(const IndexInfo& info, const IndexStats& s, uint3
   out += fmt::format("\"fill_distribution\": [{}, {}, {}, {}, {}], ", s.fill_distribution[0],
                      s.fill_distribution[1], s.fill_distribution[2], s.fill_distribution[3],
                      s.fill_distribution[4]);
-  out += fmt::format("\"index_pages\": {}, \"bytes_per_entry\": {}, \"avg_leaf_fill\": {}}}",
+  out += fmt::format("\"index_pages\": {}, \"bytes_per_entry\": {}, \"avg_leaf_fill\": {}",
                      s.index_pages, json_number(s.bytes_per_entry), json_number(s.avg_leaf_fill));
+  if (choice) {
+    out += fmt::format(
+        ", \"key_format_auto\": {{\"layout\": {}, \"default\": {}, \"default_bytes_per_entry\": "
+        "{}, \"best\": {}, \"best_bytes_per_entry\": {}, \"ratio\": {}, \"sample_entries\": {}, "
+        "\"reason\": {}}}",
+        json_string(layout_name(info.def.layout)),
+        json_string(key_format_name(choice->default_format)), json_number(choice->default_bytes),
+        json_string(key_format_name(choice->best)), json_number(choice->best_bytes),
+        json_number(choice->ratio), choice->sample_entries,
+        json_string(describe_choice(info.def.type, *choice)));
+  }
+  out += "}";
   return out;
 }
 

@@ -1,0 +1,324 @@
+// WhatIfEstimator: one FastLoader per (key format, layout) fed from a single stream of
+// entries, pages counted and dropped by the sink; gstat's leaf figures (firebird-format.md
+// §3.2) follow the stream, with the first node of every leaf page at prefix 0 (a leaf split
+// moves the last node written to the new page, §2.8, which the loader's page count reveals).
+#include "btree/what_if.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "btree/btree.h"
+#include "btree/bulk_build.h"
+#include "keys/key_decode.h"
+
+namespace pbtree {
+
+namespace {
+
+constexpr KeyFormat kAllFormats[] = {KeyFormat::Double, KeyFormat::RescaledDouble,
+                                     KeyFormat::Decimal128, KeyFormat::Bcd, KeyFormat::Text};
+
+uint32_t common_prefix(std::span<const uint8_t> a, std::span<const uint8_t> b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  return static_cast<uint32_t>(i);
+}
+
+// gstat's packed key size (§3.2): flag byte, prefix byte(s) if prefix > 0, length byte(s) if
+// length > 1, data.
+uint64_t packed_size(uint32_t prefix, uint32_t length) {
+  const uint64_t p = prefix == 0 ? 0 : (prefix <= 127 ? 1 : 2);
+  const uint64_t l = length <= 1 ? 0 : (length <= 127 ? 1 : 2);
+  return 1 + p + l + length;
+}
+
+// btr_length of the single leaf a two-entry tree gets in `layout`; 0 if the loader refuses.
+uint32_t probe_length(NodeLayout layout) {
+  FastLoader::Options o;
+  o.page_size = 4096;
+  o.first_page = 2;
+  o.layout = layout;
+  uint32_t length = 0;
+  try {
+    FastLoader loader(o, [&](uint32_t, uint8_t* page) { length = read_btree_header(page).length; });
+    const uint8_t k1[] = {0x41, 0x42, 0x43};
+    const uint8_t k2[] = {0x41, 0x42, 0x44};
+    loader.add(k1, 1000000);
+    loader.add(k2, 1000001);
+    loader.finish();
+  } catch (const std::exception&) {
+    return 0;
+  }
+  return length;
+}
+
+// FastLoader::Options::descending (compact layout: no suffix truncation of descending
+// separators) where this build's FastLoader has it.
+template <typename LoaderOptions>
+void set_descending(LoaderOptions& o, bool descending) {
+  if constexpr (requires { o.descending; }) {
+    o.descending = descending;
+  } else {
+    (void)o;
+    (void)descending;
+  }
+}
+
+}  // namespace
+
+std::vector<KeyFormat> allowed_key_formats(const TypeSpec& type) {
+  std::vector<KeyFormat> out{default_key_format(type)};
+  for (KeyFormat f : kAllFormats) {
+    if (f != out.front() && key_format_allowed(type, f)) out.push_back(f);
+  }
+  return out;
+}
+
+bool layout_available(NodeLayout layout) {
+  if (layout == NodeLayout::Firebird) return true;
+  static const bool compact = [] {
+    const uint32_t compact_length = probe_length(NodeLayout::Compact);
+    return compact_length != 0 && compact_length != probe_length(NodeLayout::Firebird);
+  }();
+  return compact;
+}
+
+std::string_view layout_name(NodeLayout layout) {
+  return layout == NodeLayout::Compact ? "compact" : "firebird";
+}
+
+struct WhatIfEstimator::Candidate {
+  WhatIfRow row;
+  uint32_t page_size = 0;
+  std::unique_ptr<FastLoader> loader;
+  uint64_t used_bytes = 0;
+  uint64_t leaf_splits = 0;
+  // The last entry given: its key and its (prefix, length) unless a split resets them.
+  std::vector<uint8_t> prev;
+  bool pending = false;
+  uint32_t pending_prefix = 0, pending_length = 0;
+  uint64_t run = 0;
+  uint64_t sum_prefix = 0, sum_length = 0, sum_packed = 0;
+
+  void commit() {
+    if (!pending) return;
+    sum_prefix += pending_prefix;
+    sum_length += pending_length;
+    sum_packed += packed_size(pending_prefix, pending_length);
+    pending = false;
+  }
+
+  void add(std::span<const uint8_t> key, uint64_t recno, bool first) {
+    const uint32_t prefix = first ? 0 : common_prefix(prev, key);
+    if (!first && prefix == prev.size() && key.size() == prev.size()) {
+      ++row.total_dup;
+    }
+    const uint32_t before = loader->pages_allocated();
+    loader->add(key, recno);
+    if (loader->pages_allocated() != before) {
+      // A leaf split: the previous entry now opens the new leaf with prefix 0.
+      ++leaf_splits;
+      pending_length += pending_prefix;
+      pending_prefix = 0;
+    }
+    commit();
+    pending = true;
+    pending_prefix = prefix;
+    pending_length = static_cast<uint32_t>(key.size()) - prefix;
+    prev.assign(key.begin(), key.end());
+  }
+
+  void finish(uint64_t nodes) {
+    commit();
+    loader->finish();
+    row.nodes = nodes;
+    row.depth = loader->depth();
+    row.index_pages = loader->pages_allocated();
+    row.leaf_pages = leaf_splits + 1;
+    if (nodes > 0) {
+      const double n = static_cast<double>(nodes);
+      row.avg_prefix_length = sum_prefix / n;
+      row.avg_data_length = sum_length / n;
+      row.avg_key_length = sum_packed / n;
+      row.compression_ratio =
+          sum_packed == 0 ? 0 : static_cast<double>(sum_prefix + sum_length) / sum_packed;
+      row.bytes_per_entry = static_cast<double>(row.index_pages) * page_size / n;
+      row.leaf_bytes_per_entry = static_cast<double>(row.leaf_pages) * page_size / n;
+      row.used_bytes_per_entry = used_bytes / n;
+    }
+    loader.reset();
+  }
+};
+
+WhatIfEstimator::WhatIfEstimator(const Options& options) : options_(options) {
+  check_key_format(options_.type, options_.source);
+  if (options_.formats.empty()) options_.formats = allowed_key_formats(options_.type);
+  if (options_.layouts.empty()) options_.layouts = {NodeLayout::Firebird, NodeLayout::Compact};
+  for (KeyFormat f : options_.formats) {
+    check_key_format(options_.type, f);
+    std::string too_long;
+    try {
+      check_index_key_limit(options_.type, f, options_.descending, options_.page_size);
+    } catch (const KeyError& e) {
+      too_long = e.what();
+    }
+    for (NodeLayout l : options_.layouts) {
+      auto c = std::make_unique<Candidate>();
+      c->row.format = f;
+      c->row.layout = l;
+      c->row.current =
+          options_.current && options_.current->first == f && options_.current->second == l;
+      c->page_size = options_.page_size;
+      if (!layout_available(l)) {
+        c->row.unavailable = "layout not implemented in this build";
+      } else if (!too_long.empty()) {
+        c->row.unavailable = too_long;
+      } else {
+        c->row.available = true;
+        FastLoader::Options o;
+        o.page_size = options_.page_size;
+        o.first_page = 2;  // a new file: header, index root page, then the tree
+        o.jump_interval = jump_area_size(max_key_length(options_.type, f, options_.descending),
+                                         options_.descending);
+        o.layout = l;
+        set_descending(o, options_.descending);
+        Candidate* raw = c.get();
+        const uint32_t page_size = options_.page_size;
+        c->loader = std::make_unique<FastLoader>(o, [raw, page_size](uint32_t, uint8_t* page) {
+          const BtreeHeader h = read_btree_header(page);
+          raw->used_bytes += h.sibling == 0 ? h.length : page_size;
+        });
+      }
+      candidates_.push_back(std::move(c));
+    }
+  }
+}
+
+WhatIfEstimator::~WhatIfEstimator() = default;
+
+void WhatIfEstimator::add(std::span<const uint8_t> key, uint64_t recno) {
+  if (recno > kMaxRecordNumber) {
+    throw UsageError(fmt::format("record number {} over 2^40 - 1", recno));
+  }
+  const bool first = entries_ == 0;
+  bool decoded = false;
+  Value value;
+  KeyBuffer buffer;
+  // Candidates come grouped by format: encode once per format.
+  KeyFormat encoded_format = options_.source;
+  std::span<const uint8_t> encoded;
+  bool have_encoded = false;
+  for (auto& c : candidates_) {
+    if (!c->row.available) continue;
+    const KeyFormat f = c->row.format;
+    if (!have_encoded || encoded_format != f) {
+      if (f == options_.source) {
+        encoded = key;
+      } else {
+        if (!decoded) {
+          value = key_to_value(options_.type, options_.source, options_.descending, key, storage_);
+          decoded = true;
+        }
+        build_key(options_.type, f, value, options_.descending, buffer);
+        encoded = buffer.bytes();
+      }
+      encoded_format = f;
+      have_encoded = true;
+    }
+    c->add(encoded, recno, first);
+  }
+  ++entries_;
+}
+
+std::vector<WhatIfRow> WhatIfEstimator::finish() {
+  std::vector<WhatIfRow> rows;
+  for (auto& c : candidates_) {
+    if (c->row.available) c->finish(entries_);
+    rows.push_back(c->row);
+  }
+  return rows;
+}
+
+WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_every,
+                     const std::vector<NodeLayout>& layouts) {
+  const std::optional<IndexInfo> info = file.find_index(name);
+  if (!info) throw UsageError(fmt::format("{}: no index named {}", file.path(), name));
+  if (sample_every == 0) throw std::invalid_argument("what_if: sample_every must be >= 1");
+  WhatIfEstimator::Options o;
+  o.type = info->def.type;
+  o.source = info->def.format;
+  o.descending = info->def.descending;
+  o.page_size = file.page_size();
+  o.current = std::make_pair(info->def.format, info->def.layout);
+  o.layouts = layouts;
+  WhatIfEstimator estimator(o);
+  uint64_t i = 0;
+  for (Cursor c = file.tree(name).scan(); c.valid(); c.next(), ++i) {
+    if (i % sample_every == 0) estimator.add(c.key(), c.record_number());
+  }
+  WhatIfReport report;
+  report.info = *info;
+  report.page_size = file.page_size();
+  report.entries = estimator.entries();
+  report.rows = estimator.finish();
+  return report;
+}
+
+KeyFormatChoice choose_key_format(const TypeSpec& type, NodeLayout layout,
+                                  const std::vector<WhatIfRow>& rows, uint64_t sample_entries) {
+  KeyFormatChoice choice;
+  choice.default_format = default_key_format(type);
+  choice.sample_entries = sample_entries;
+  const WhatIfRow* def = nullptr;
+  const WhatIfRow* best = nullptr;
+  for (const WhatIfRow& r : rows) {
+    if (r.layout != layout || !r.available) continue;
+    if (r.format == choice.default_format) def = &r;
+    if (best == nullptr || r.used_bytes_per_entry < best->used_bytes_per_entry) best = &r;
+  }
+  if (def == nullptr) {
+    throw std::invalid_argument(
+        fmt::format("choose_key_format: no {} row for the default format {}", layout_name(layout),
+                    key_format_name(choice.default_format)));
+  }
+  choice.best = best->format;
+  choice.default_bytes = def->used_bytes_per_entry;
+  choice.best_bytes = best->used_bytes_per_entry;
+  choice.ratio = choice.best_bytes > 0 ? choice.default_bytes / choice.best_bytes : 1.0;
+  choice.format = choice.ratio >= kAutoMinGain ? choice.best : choice.default_format;
+  return choice;
+}
+
+std::string describe_choice(const TypeSpec& type, const KeyFormatChoice& c) {
+  const std::string_view chosen = key_format_name(c.format);
+  if (allowed_key_formats(type).size() == 1) {
+    return fmt::format("{} (auto: the only format of {})", chosen, type.name());
+  }
+  const uint64_t percent = 100 / kAutoSampleEvery;
+  if (c.format != c.default_format) {
+    return fmt::format("{} (auto: {:.2f} vs {:.2f} bytes/entry on a {}% sample, {:.2f}x)", chosen,
+                       c.best_bytes, c.default_bytes, percent, c.ratio);
+  }
+  if (c.best == c.default_format) {
+    return fmt::format("{} (auto: the smallest, {:.2f} bytes/entry on a {}% sample)", chosen,
+                       c.default_bytes, percent);
+  }
+  return fmt::format(
+      "{} (auto: kept the default; {} {:.2f} vs {:.2f} bytes/entry on a {}% sample, {:.2f}x < "
+      "{:.2f}x)",
+      chosen, key_format_name(c.best), c.best_bytes, c.default_bytes, percent, c.ratio,
+      kAutoMinGain);
+}
+
+KeyFormatChoice recompute_auto_choice(IndexFile& file, const std::string& name) {
+  const std::optional<IndexInfo> info = file.find_index(name);
+  if (!info) throw UsageError(fmt::format("{}: no index named {}", file.path(), name));
+  const WhatIfReport report = what_if(file, name, kAutoSampleEvery, {info->def.layout});
+  return choose_key_format(report.info.def.type, report.info.def.layout, report.rows,
+                           report.entries);
+}
+
+}  // namespace pbtree

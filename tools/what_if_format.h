@@ -1,0 +1,27 @@
+// Printing what-if statistics (btree/what_if.h) for `pbtree stat --what-if` and the demo:
+// an aligned text table per index and a JSON object per index.
+#pragma once
+
+#include <string>
+
+#include "btree/what_if.h"
+
+namespace pbtree::tools {
+
+/// One index's table, e.g.
+///   "What-if for index I_B (0): bigint, 1000 entries, page size 8192\n"
+///   "  key format       layout    leaves  pages  depth  avg key len  compr. ratio  leaf B/entry"
+///   "  bytes/entry\n", a rule, one line per (format, layout) with "*" in the first column on
+/// the current one and "n/a" plus the reason for rows not available in this build, then
+/// "  (* current; predicted for a bulk build into a new file)\n" and an empty line. Figures
+/// as gstat prints them (%.2f); leaves = leaf buckets, pages = all levels.
+std::string format_what_if_table(const WhatIfReport& report);
+
+/// One JSON object: name, id, type, key_format, layout, page_size, entries, and
+/// "predictions": an array of {key_format, layout, current, available, then either reason or
+/// nodes, depth, leaf_pages, index_pages, total_dup, avg_key_length, compression_ratio,
+/// avg_prefix_length, avg_data_length, bytes_per_entry, leaf_bytes_per_entry,
+/// used_bytes_per_entry}. Non-finite doubles are null.
+std::string format_what_if_json(const WhatIfReport& report);
+
+}  // namespace pbtree::tools
