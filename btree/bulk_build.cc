@@ -17,6 +17,12 @@ namespace {
 // Room left free on a page while filling: BTN_LEAF_SIZE and BTN_PAGE_SIZE of btn.h.
 constexpr uint32_t kLeafReserve = 6;
 constexpr uint32_t kNonLeafReserve = 10;
+// pbtree's own rule for non-leaf pages (Firebird fills them to page_size - 10 as well): a
+// non-leaf page that is not its level's only page leaves page_size / 8 more bytes free, so
+// the first leaf splits after a bulk build post their separators without splitting the
+// parent (a checkpoint after one insert writes the leaf, its new sibling, the old right
+// sibling, the parent and the header).
+constexpr uint32_t kNonLeafFreeDivisor = 8;
 
 uint32_t common_prefix(std::span<const uint8_t> a, std::span<const uint8_t> b) {
   size_t n = std::min(a.size(), b.size());
@@ -44,6 +50,20 @@ void FastLoader::start_page(Level& level, uint32_t /*level_no*/, uint32_t left_s
   level.jump_total = 0;
   level.new_area = kBtreeHeaderSize + options_.jump_interval;
   level.nodes = 0;
+}
+
+void FastLoader::start_level(Level& level, uint32_t level_no, uint32_t first_child) {
+  start_page(level, level_no, 0);
+  // Degenerate first node of the level: every key below the next separator.
+  NodeFields degenerate{NodeKind::Entry, 0, first_child, 0, {}};
+  level.last_offset = level.length;
+  level.length += encode_node(degenerate, false, level.page.data() + level.length);
+  level.last_recno = 0;
+  level.last_child = first_child;
+  level.last_prefix = 0;
+  level.key.clear();
+  level.new_area = level.length + options_.jump_interval;
+  if (level.undecided) level.pending.assign(1, PendingNode{{}, 0, first_child});
 }
 
 void FastLoader::close_page(Level& level, uint32_t level_no, uint32_t sibling) {
@@ -193,10 +213,29 @@ void FastLoader::add_node(uint32_t level_no, std::span<const uint8_t> key, uint6
                           uint32_t child) {
   Level& level = levels_[level_no];
   const bool leaf = level_no == 0;
-  const uint32_t limit = options_.page_size - (leaf ? kLeafReserve : kNonLeafReserve);
+  uint32_t limit = options_.page_size - (leaf ? kLeafReserve : kNonLeafReserve);
+  if (!leaf && !level.undecided) limit -= options_.page_size / kNonLeafFreeDivisor;
   uint32_t prefix = common_prefix(level.key, key);
   NodeFields node{NodeKind::Entry, recno, child, prefix, key.subspan(prefix)};
   uint32_t size = node_size(node, leaf);
+
+  if (level.undecided) {
+    if (level.length + level.jump_total + size > limit) {
+      // The level needs a second page: refill its first page, not yet handed to the sink,
+      // with the non-leaf free space, from the entries it held.
+      std::vector<PendingNode> pending = std::move(level.pending);
+      level.pending.clear();
+      level.undecided = false;
+      start_level(level, level_no, pending.front().child);
+      for (size_t i = 1; i < pending.size(); ++i) {
+        add_node(level_no, pending[i].key, pending[i].recno, pending[i].child);
+      }
+      add_node(level_no, key, recno, child);
+      return;
+    }
+    level.pending.push_back(
+        PendingNode{std::vector<uint8_t>(key.begin(), key.end()), recno, child});
+  }
 
   bool split = false;
   std::vector<uint8_t> split_key;
@@ -252,16 +291,8 @@ void FastLoader::add_node(uint32_t level_no, std::span<const uint8_t> key, uint6
       }
       Level& up = levels_.emplace_back();
       up.page_no = next_page_++;
-      start_page(up, level_no + 1, 0);
-      // Degenerate first node of the level: every key below the next separator.
-      NodeFields degenerate{NodeKind::Entry, 0, old_page, 0, {}};
-      up.last_offset = up.length;
-      up.length += encode_node(degenerate, false, up.page.data() + up.length);
-      up.last_recno = 0;
-      up.last_child = old_page;
-      up.last_prefix = 0;
-      up.key.clear();
-      up.new_area = up.length + options_.jump_interval;
+      up.undecided = true;
+      start_level(up, level_no + 1, old_page);
     }
     add_node(level_no + 1, split_key, split_recno, new_page);
   }

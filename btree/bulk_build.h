@@ -1,10 +1,13 @@
 // Bottom-up B-tree construction from sorted (key, record number) pairs, page by page as
-// Firebird's fast_load (src/jrd/btr.cpp, Firebird 3.0 .. 5.0; firebird-format.md §2.8): every
-// level is filled until the next node would pass page_size - 6 (leaf) or page_size - 10
-// (non-leaf) counting the jump table; the last node written is then rewritten as END_BUCKET
-// and starts the next page with prefix 0; the new page's first key, record number and page
-// number go up one level; each level starts with a degenerate node; jump nodes are made as
-// fast_load makes them. Page layout: page/btree_page.h.
+// Firebird's fast_load (src/jrd/btr.cpp, Firebird 3.0 .. 5.0; firebird-format.md §2.8): leaf
+// pages are filled until the next node would pass page_size - 6 counting the jump table; the
+// last node written is then rewritten as END_BUCKET and starts the next page with prefix 0;
+// the new page's first key, record number and page number go up one level; each level starts
+// with a degenerate node; jump nodes are made as fast_load makes them. Non-leaf pages: a
+// level that fits on one page is filled as Firebird's (page_size - 10), so the depth is
+// Firebird's; a level of several pages leaves page_size / 8 more bytes free on each (pbtree's
+// rule, not Firebird's, which fills them too), so the first leaf splits after a build do not
+// cascade up. Page layout: page/btree_page.h.
 //
 // With Options::layout = Compact (docs/FORMAT.md §2.9) the same filling runs over compact
 // nodes: a node is taken only if it would still fit rewritten as an (explicit) END_BUCKET;
@@ -60,6 +63,11 @@ class FastLoader {
     uint32_t prefix;
     std::vector<uint8_t> data;
   };
+  struct PendingNode {
+    std::vector<uint8_t> key;
+    uint64_t recno;
+    uint32_t child;
+  };
   struct Level {
     std::vector<uint8_t> page;
     uint32_t page_no = 0;
@@ -77,9 +85,16 @@ class FastLoader {
     std::vector<uint8_t> jump_key;
     std::vector<uint8_t> prev_key;  // compact: full key of the node before the last
     uint32_t nodes = 0;             // compact: nodes on the page
+    // Non-leaf level still on its first page, filled as Firebird's (it may stay the only
+    // page: the root); `pending` holds that page's nodes, degenerate first, to refill it
+    // with free space once the level needs a second page.
+    bool undecided = false;
+    std::vector<PendingNode> pending;
   };
 
   void start_page(Level& level, uint32_t level_no, uint32_t left_sibling);
+  // Starts the first page of a non-leaf level with its degenerate node -> first_child.
+  void start_level(Level& level, uint32_t level_no, uint32_t first_child);
   void add_node(uint32_t level_no, std::span<const uint8_t> key, uint64_t recno, uint32_t child);
   void add_node_compact(uint32_t level_no, std::span<const uint8_t> key, uint64_t recno,
                         uint32_t child);

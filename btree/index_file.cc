@@ -1,10 +1,13 @@
 // IndexFile: opening and creating pbtree files (page 0 header, page 1 index root page; see
 // page/file_format.h), bulk-building indexes (btree/bulk_build.h) and gstat statistics
 // (btree/stats.h). A writable file runs with its write-ahead log (page/wal.h): changed pages
-// go to "<db>-wal" and reach the file at a checkpoint (flush(), the end of a bulk load), which
-// also rewrites the header (checkpoint counter, page count, the checkpoint's cost counters).
-// A bulk load writes its new pages straight into the file beyond every page in use (nothing
-// refers to them yet), syncs, then checkpoints the index root page and header.
+// go to "<db>-wal" and are committed there by a checkpoint (flush(), the end of a bulk load),
+// which also rewrites the header (checkpoint counter, page count, free list, the checkpoint's
+// cost counters); they reach the file when the committed batch is applied (next checkpoint,
+// close, or recovery). A bulk load writes its new pages straight into the file beyond every
+// page in use (nothing refers to them yet), syncs, then checkpoints the index root page and
+// header. Pages the living trees free become free pages (type 9) on a persistent chain at
+// the next checkpoint and are allocated again before the file grows (FileAllocator below).
 #include "btree/index_file.h"
 
 #include <fmt/format.h>
@@ -17,6 +20,8 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <shared_mutex>
 #include <stdexcept>
 
 #include "btree/btree.h"
@@ -93,27 +98,81 @@ void EntryBatch::reserve(size_t entries, size_t key_bytes) {
   arena_.reserve(key_bytes);
 }
 
-// Pages for the living B-trees: pages freed in this session first, else the end of the file
-// (the header's page count grows in memory; flush() writes it).
+// Pages for the living B-trees. allocate(): pages released earlier in this session first,
+// then the head of the persistent free list (a chain of free pages, type 9, layout in
+// page/file_format.h; the page is read through the pool and checked), then the end of the
+// file (the header's page count grows in memory). release(): the page waits in memory until
+// the next checkpoint, where to_free_list() writes it as a free page at the head of the chain
+// (so readers that still reach a just-released page find the btr_released flag, never a
+// free page, until the operation that freed it is long done). Head, count and page count
+// live in the in-memory header that the checkpoint writes; everything reaches the file
+// atomically with the checkpoint (page/wal.h). Thread-safe (one mutex): trees of different
+// indexes share it.
 class FileAllocator : public PageAllocator {
  public:
-  FileAllocator(FileHeader& header, uint32_t file_pages) : header_(header) {
+  FileAllocator(FileHeader& header, uint32_t file_pages, BufferPool& pool, std::string path)
+      : header_(header), pool_(pool), path_(std::move(path)) {
     header_.page_count = std::max(header_.page_count, file_pages);
   }
   uint32_t allocate() override {
-    if (!free_.empty()) {
-      uint32_t p = free_.back();
-      free_.pop_back();
+    std::lock_guard lock(mutex_);
+    if (!released_.empty()) {
+      uint32_t p = released_.back();
+      released_.pop_back();
+      return p;
+    }
+    if (header_.free_list_head != 0) {
+      const uint32_t p = header_.free_list_head;
+      if (header_.free_page_count == 0) {
+        throw CorruptError(fmt::format("{}: free-list head {} with 0 free pages", path_, p));
+      }
+      uint32_t next;
+      {
+        PageRef ref = pool_.pin(p, static_cast<uint8_t>(PageType::Free));
+        std::shared_lock latch(ref.latch());
+        next = decode_free_page(ref.data(), p, header_.page_size, header_.page_count, path_);
+      }
+      if ((next == 0) != (header_.free_page_count == 1)) {
+        throw CorruptError(fmt::format(
+            "{}: page {} (free): next free page {}, but the header counts {} free pages", path_, p,
+            next, header_.free_page_count));
+      }
+      header_.free_list_head = next;
+      --header_.free_page_count;
       return p;
     }
     if (header_.page_count == UINT32_MAX) throw UsageError("file full: 2^32 - 1 pages");
     return header_.page_count++;
   }
-  void release(uint32_t page_no) override { free_.push_back(page_no); }
+  void release(uint32_t page_no) override {
+    std::lock_guard lock(mutex_);
+    released_.push_back(page_no);
+  }
+  // Writes the pages released since the last call as free pages at the head of the chain
+  // (in the pool; the checkpoint logs them). Call with every tree's writer mutex held.
+  void to_free_list() {
+    std::lock_guard lock(mutex_);
+    for (uint32_t p : released_) {
+      PageRef ref = pool_.create(p);
+      std::unique_lock latch(ref.latch());
+      encode_free_page(header_.free_list_head, ref.data(), header_.page_size);
+      ref.mark_dirty();
+      header_.free_list_head = p;
+      ++header_.free_page_count;
+    }
+    released_.clear();
+  }
+  bool has_released() const {
+    std::lock_guard lock(mutex_);
+    return !released_.empty();
+  }
 
  private:
   FileHeader& header_;
-  std::vector<uint32_t> free_;
+  BufferPool& pool_;
+  std::string path_;
+  std::vector<uint32_t> released_;
+  mutable std::mutex mutex_;
 };
 
 struct IndexFile::Impl {
@@ -264,6 +323,36 @@ uint32_t IndexFile::page_size() const {
 }
 uint32_t IndexFile::page_count() const {
   return impl_->header.page_count;
+}
+
+uint32_t IndexFile::free_page_count() const {
+  return impl_->header.free_page_count;
+}
+
+std::vector<uint32_t> IndexFile::free_list() const {
+  Impl& im = *impl_;
+  im.write_back();
+  const std::string& p = path();
+  std::vector<uint32_t> out;
+  std::vector<uint8_t> page(page_size());
+  uint32_t next = im.header.free_list_head;
+  while (next != 0) {
+    if (out.size() == im.header.free_page_count) {
+      throw CorruptError(
+          fmt::format("{}: the free list goes on past the header's {} free pages "
+                      "(page {})",
+                      p, im.header.free_page_count, next));
+    }
+    const uint32_t cur = next;
+    im.file.read(cur, page.data(), static_cast<uint8_t>(PageType::Free));
+    next = decode_free_page(page.data(), cur, page_size(), im.header.page_count, p);
+    out.push_back(cur);
+  }
+  if (out.size() != im.header.free_page_count) {
+    throw CorruptError(fmt::format("{}: the free list ends after {} of the header's {} free pages",
+                                   p, out.size(), im.header.free_page_count));
+  }
+  return out;
 }
 
 std::vector<IndexInfo> IndexFile::indexes() const {
@@ -446,7 +535,7 @@ BTree& IndexFile::tree(const std::string& name) {
                         ? im.cache_frames
                         : BufferPool::frames_for(BufferPool::kDefaultBytes, page_size());
     im.pool = std::make_unique<BufferPool>(im.file, frames);
-    im.allocator = std::make_unique<FileAllocator>(im.header, im.file_pages());
+    im.allocator = std::make_unique<FileAllocator>(im.header, im.file_pages(), *im.pool, path());
   }
   uint16_t jump_interval;
   {
@@ -471,7 +560,12 @@ void IndexFile::flush() {
   if (!im.writable) throw UsageError(fmt::format("{}: opened read-only", path()));
   std::vector<std::unique_lock<std::mutex>> writers;
   for (auto& [name, tree] : im.trees) writers.emplace_back(tree->write_mutex());
-  // Dirty pages into the log, the index root page if a root moved, then the checkpoint.
+  // Freed pages onto the free list, dirty pages into the log, the index root page if a root
+  // moved, then the checkpoint.
+  if (im.allocator->has_released()) {
+    im.allocator->to_free_list();
+    im.dirty = true;  // the header's free list changed
+  }
   im.pool->flush();
   if (im.dirty) {
     std::vector<uint8_t> page(page_size());

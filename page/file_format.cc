@@ -21,6 +21,7 @@ void encode_header_page(const FileHeader& h, uint8_t* page) {
   put_u32(page + 32, h.page_count);
   put_u32(page + 36, h.index_root_page);
   put_u32(page + 40, h.free_list_head);
+  put_u32(page + 44, h.free_page_count);
   put_u64(page + 48, h.checkpoint);
   put_u32(page + 56, h.last_pages_written);
   put_u64(page + 64, h.last_bytes_written);
@@ -56,6 +57,7 @@ FileHeader decode_header_prefix(const uint8_t* bytes, size_t available, const st
   h.page_count = get_u32(bytes + 32);
   h.index_root_page = get_u32(bytes + 36);
   h.free_list_head = get_u32(bytes + 40);
+  h.free_page_count = get_u32(bytes + 44);
   h.checkpoint = get_u64(bytes + 48);
   if (available >= kHeaderStatsEnd) {
     h.last_pages_written = get_u32(bytes + 56);
@@ -69,11 +71,41 @@ FileHeader decode_header_prefix(const uint8_t* bytes, size_t available, const st
   if (h.page_count < 2) {
     throw CorruptError(fmt::format("{}: page count {} (at least 2)", path, h.page_count));
   }
-  if (h.free_list_head != 0) {
-    throw CorruptError(fmt::format("{}: free-list head {} (this format version has none)", path,
-                                   h.free_list_head));
+  if (h.free_list_head != 0 && (h.free_list_head < 2 || h.free_list_head >= h.page_count)) {
+    throw CorruptError(
+        fmt::format("{}: free-list head {} outside [2, {})", path, h.free_list_head, h.page_count));
+  }
+  if ((h.free_list_head == 0) != (h.free_page_count == 0) || h.free_page_count > h.page_count - 2) {
+    throw CorruptError(fmt::format("{}: free-list head {} with {} free pages (page count {})", path,
+                                   h.free_list_head, h.free_page_count, h.page_count));
   }
   return h;
+}
+
+void encode_free_page(uint32_t next, uint8_t* page, uint32_t page_size) {
+  std::memset(page, 0, page_size);
+  page[0] = static_cast<uint8_t>(PageType::Free);
+  put_u32(page + 16, next);
+}
+
+uint32_t decode_free_page(const uint8_t* page, uint32_t page_no, uint32_t page_size,
+                          uint32_t page_count, const std::string& path) {
+  if (page[0] != static_cast<uint8_t>(PageType::Free)) {
+    throw CorruptError(fmt::format("{}: page {}: expected a free page, found a {} page", path,
+                                   page_no, page_type_name(page[0])));
+  }
+  const uint32_t next = get_u32(page + 16);
+  if (next != 0 && (next < 2 || next >= page_count || next == page_no)) {
+    throw CorruptError(fmt::format("{}: page {} (free): next free page {} outside [2, {})", path,
+                                   page_no, next, page_count));
+  }
+  for (uint32_t i = 20; i < page_size; ++i) {
+    if (page[i] != 0) {
+      throw CorruptError(
+          fmt::format("{}: page {} (free): nonzero byte at offset {}", path, page_no, i));
+    }
+  }
+  return next;
 }
 
 uint32_t max_index_slots(uint32_t page_size) {

@@ -13,8 +13,8 @@
 //    28    4 page size in bytes: 4096, 8192, 16384 or 32768
 //    32    4 page count: pages in use, header and index root page included
 //    36    4 index root page number: 1
-//    40    4 free-list head: 0 (no free list yet)
-//    44    4 reserved, 0
+//    40    4 free-list head: page number of the first free page (type 9), 0 = none
+//    44    4 free-page count: pages on the free list (0 when the head is 0)
 //    48    8 checkpoint counter: incremented by every committed change
 //    56    4 last checkpoint: pages written in place into the file, header included
 //    60    4 reserved, 0
@@ -22,6 +22,19 @@
 //    72    8 last checkpoint: bytes of its batch made durable in the log (page/wal.h)
 //    80  ... reserved, 0, to the end of the page
 // (56..79 are 0 in files whose last change predates the write-ahead log.)
+//
+// Free page (page type 9; a page no index uses, on the free list, written by the page
+// allocator of btree/index_file.cc at a checkpoint):
+//
+//   off size field
+//     0   16 generic page header, type 9
+//    16    4 next free page: page number of the next page on the list, 0 = last
+//    20  ... zero to the end of the page
+//
+// The free list is a chain from the header's free-list head through the next fields; it
+// holds exactly the header's free-page count pages, each in [2, page count), no page twice.
+// Pages freed by deletes and merges join it at the head at the next checkpoint; allocation
+// takes the head first (LIFO), then grows the file.
 //
 // Page 1, index root page (page type 6):
 //
@@ -86,7 +99,8 @@ struct FileHeader {
   uint32_t page_size = 0;   ///< bytes
   uint32_t page_count = 0;  ///< pages
   uint32_t index_root_page = kIndexRootPage;
-  uint32_t free_list_head = 0;
+  uint32_t free_list_head = 0;   ///< first free page, 0 = none
+  uint32_t free_page_count = 0;  ///< pages on the free list
   uint64_t checkpoint = 0;
   uint32_t last_pages_written = 0;  ///< pages written in place by the last checkpoint
   uint64_t last_bytes_written = 0;  ///< bytes written in place by the last checkpoint
@@ -95,11 +109,21 @@ struct FileHeader {
 
 /// Fills `page` (page_size bytes): type 1, magic and fields, zeros elsewhere.
 void encode_header_page(const FileHeader& header, uint8_t* page);
+/// Fills `page` (page_size bytes) as a free page (type 9) whose next free page is `next`.
+void encode_free_page(uint32_t next, uint8_t* page, uint32_t page_size);
+/// The next free page of free page `page_no` (page_size bytes, checksum already verified):
+/// checks type 9, next 0 or in [2, page_count) and not page_no itself, zero bytes after
+/// offset 20. Throws CorruptError "<path>: page 12 (free): ..." or "<path>: page 12: expected
+/// a free page, found a b-tree page".
+uint32_t decode_free_page(const uint8_t* page, uint32_t page_no, uint32_t page_size,
+                          uint32_t page_count, const std::string& path);
+
 /// Parses the first kHeaderPrefixSize bytes of a file (`available` of them present; with at
 /// least kHeaderStatsEnd, the last-checkpoint counters too, else they stay 0). Throws
 /// CorruptError "<path>: not a pbtree file (wrong magic)", "...: unknown format version 7
-/// (this build reads 1)", "...: bad page size 1000", "...: truncated file (N bytes)", or
-/// "...: index root page 5 (expected 1)".
+/// (this build reads 1)", "...: bad page size 1000", "...: truncated file (N bytes)",
+/// "...: index root page 5 (expected 1)", "...: free-list head 9 outside [2, 8)" or
+/// "...: free-list head 0 with 3 free pages".
 FileHeader decode_header_prefix(const uint8_t* bytes, size_t available, const std::string& path);
 
 /// One index as recorded in the index root page.

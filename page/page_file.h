@@ -14,8 +14,10 @@
 // Integer fields of pages are little-endian (native on x86-64, as Firebird's).
 //
 // System calls go through an injectable Io (page/io.h; posix_io() by default). With the
-// write-ahead log enabled (enable_wal(), page/wal.h) page writes go to "<db>-wal" and reach
-// the file only at checkpoint(); opening a file recovers its log first.
+// write-ahead log enabled (enable_wal(), page/wal.h) page writes go to "<db>-wal"; a
+// checkpoint() commits them there, and they reach the file when that committed batch is
+// applied (at the next write or checkpoint, at close, or by recovery when the file is next
+// opened); opening a file recovers its log first.
 #pragma once
 
 #include <cstdint>

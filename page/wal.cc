@@ -172,9 +172,16 @@ Wal::Wal(Io& io, int db_fd, std::string db_path, int log_fd, uint32_t page_size,
       writable_(writable) {}
 
 Wal::~Wal() {
+  // Close: a committed batch goes into the db file now (best effort: if that fails the log
+  // keeps it for the next open). A failed log may hold a committed batch and stays.
+  if (writable_ && failure_.empty() && committed_) {
+    try {
+      apply_locked();
+    } catch (...) {
+    }
+  }
   if (log_fd_ >= 0) io_.close(log_fd_);
-  // An empty log (or one with uncommitted frames only) holds nothing to replay: remove it.
-  // A failed log may hold a committed batch and stays for the next open.
+  // An empty log holds nothing to replay: remove it.
   if (writable_ && failure_.empty() && frame_count_ == 0) io_.unlink(log_path_);
 }
 
@@ -242,6 +249,7 @@ std::unique_ptr<Wal> Wal::overlay(Io& io, const std::string& db_path) {
   for (const auto& [page_no, index] : s.pages) wal->frames_[page_no] = Frame{index, s.crcs[index]};
   wal->frame_count_ = s.frames;
   wal->frame_crcs_ = s.crcs;
+  wal->committed_ = true;
   wal->recovery_.log_found = true;
   wal->recovery_.pages = static_cast<uint32_t>(s.pages.size());
   wal->recovery_.checkpoint = s.checkpoint;
@@ -327,6 +335,7 @@ void Wal::append(uint32_t page_no, const uint8_t* image) {
 void Wal::append_locked(uint32_t page_no, const uint8_t* image) {
   check_usable();
   if (!writable_) throw UsageError(fmt::format("{}: opened read-only", db_path_));
+  if (committed_) apply_locked();  // the next batch starts in an empty log
   std::vector<uint8_t> frame(kWalFrameHeaderSize + page_size_);
   put_u32(frame.data(), kFrameImage);
   put_u32(frame.data() + 4, page_no);
@@ -361,7 +370,39 @@ uint32_t Wal::page_bound() const {
 
 uint32_t Wal::pending_pages() const {
   std::lock_guard lock(mutex_);
-  return static_cast<uint32_t>(frames_.size());
+  return committed_ ? 0 : static_cast<uint32_t>(frames_.size());
+}
+
+bool Wal::holds_committed_batch() const {
+  std::lock_guard lock(mutex_);
+  return committed_;
+}
+
+void Wal::apply() {
+  std::lock_guard lock(mutex_);
+  check_usable();
+  if (committed_) apply_locked();
+}
+
+void Wal::apply_locked() {
+  // The committed batch in place, ascending page order; fdatasync(db); empty the log. A
+  // failure leaves the committed log for the next open to replay.
+  try {
+    std::vector<uint8_t> image(page_size_);
+    for (const auto& [page_no, frame] : frames_) {
+      if (!read_all(io_, log_fd_, image.data(), page_size_,
+                    frame_offset(frame.index) + kWalFrameHeaderSize, log_path_)) {
+        throw IoError(fmt::format("{}: frame of page {} missing", log_path_, page_no));
+      }
+      write_all(io_, db_fd_, image.data(), page_size_, uint64_t{page_no} * page_size_, db_path_);
+    }
+    sync(io_, db_fd_, db_path_);
+    reset_locked();
+    committed_ = false;
+  } catch (const std::exception& e) {
+    fail(e.what());
+    throw;
+  }
 }
 
 CheckpointStats Wal::checkpoint(
@@ -376,6 +417,8 @@ CheckpointStats Wal::checkpoint_locked(
     const std::function<void(const CheckpointStats&, uint8_t*)>& fill_header) {
   check_usable();
   if (!writable_) throw UsageError(fmt::format("{}: opened read-only", db_path_));
+  // 1. The previous checkpoint's batch, if still only in the log, goes in place first.
+  if (committed_) apply_locked();
   CheckpointStats stats;
   stats.checkpoint = checkpoint;
   stats.pages_written =
@@ -383,7 +426,9 @@ CheckpointStats Wal::checkpoint_locked(
   stats.bytes_written = uint64_t{stats.pages_written} * page_size_;
   stats.bytes_synced =
       uint64_t{stats.pages_written} * (kWalFrameHeaderSize + page_size_) + kWalCommitSize;
-  // 1. Header image and commit record into the log, then the commit point: fdatasync(log).
+  // 2. Header image and commit record into the log, then the commit point: fdatasync(log),
+  // the checkpoint's last I/O.
+  bool record_written = false;
   try {
     if (fill_header) {
       std::vector<uint8_t> header(page_size_, 0);
@@ -407,10 +452,21 @@ CheckpointStats Wal::checkpoint_locked(
     put_u32(rec + 28, batch.checksum());
     put_u32(rec + 32, crc_of(rec, 32));
     write_all(io_, log_fd_, rec, kWalCommitSize, frame_offset(frame_count_), log_path_);
+    record_written = true;
     sync(io_, log_fd_, log_path_);
   } catch (const std::exception& e) {
-    // Not committed: empty the log (best effort) so no later open can find this batch.
+    // Not committed: make sure no later open finds this batch (best effort). After a failed
+    // fdatasync the record may or may not be durable: overwrite it with zeros, then empty
+    // the log, syncing each.
     fail(e.what());
+    if (record_written) {
+      try {
+        const uint8_t zeros[kWalCommitSize] = {};
+        write_all(io_, log_fd_, zeros, kWalCommitSize, frame_offset(frame_count_), log_path_);
+        sync(io_, log_fd_, log_path_);
+      } catch (...) {
+      }
+    }
     try {
       truncate_to(io_, log_fd_, 0, log_path_);
       sync(io_, log_fd_, log_path_);
@@ -418,34 +474,20 @@ CheckpointStats Wal::checkpoint_locked(
     }
     throw;
   }
-  // 2. Committed: pages in place, fdatasync(db), empty the log. A failure here leaves the
-  // committed log for the next open to replay.
-  std::vector<uint32_t> pages;
-  try {
-    std::vector<uint8_t> image(page_size_);
-    for (const auto& [page_no, frame] : frames_) {
-      if (!read_all(io_, log_fd_, image.data(), page_size_,
-                    frame_offset(frame.index) + kWalFrameHeaderSize, log_path_)) {
-        throw IoError(fmt::format("{}: frame of page {} missing", log_path_, page_no));
-      }
-      write_all(io_, db_fd_, image.data(), page_size_, uint64_t{page_no} * page_size_, db_path_);
-      pages.push_back(page_no);
-    }
-    sync(io_, db_fd_, db_path_);
-    reset_locked();
-  } catch (const std::exception& e) {
-    fail(e.what());
-    throw;
-  }
+  // 3. Committed. The pages reach the db file when the log is applied: at the next append or
+  // checkpoint, at close, or by recovery at the next open; until then reads of them come
+  // from the log.
+  committed_ = true;
   last_ = stats;
-  last_pages_ = std::move(pages);
+  last_pages_.clear();
+  for (const auto& [page_no, frame] : frames_) last_pages_.push_back(page_no);
   return stats;
 }
 
 void Wal::rollback() {
   std::lock_guard lock(mutex_);
   check_usable();
-  if (!writable_) return;
+  if (!writable_ || committed_) return;  // a committed batch is no longer ours to drop
   try {
     reset_locked();
   } catch (const std::exception& e) {

@@ -2,13 +2,21 @@
 // "<db>-wal" (as SQLite's WAL). Between checkpoints no byte of the db file changes: every
 // page write (buffer pool evictions and flushes) appends the page's image to the log as an
 // uncommitted frame, or overwrites the frame the page already has in the log, and reads of
-// such a page come from the log (a page number -> frame map). A checkpoint appends the
-// header page's image and a commit record, fdatasyncs the log (the commit point), writes the
-// pages in place in the db file, fdatasyncs the db file, then empties the log (new salt,
-// truncate, fdatasync). Opening a file replays a log holding a complete, checksummed batch
-// (idempotent: the images are whole pages) and drops anything else, so the db file always
-// equals its last completed checkpoint. Closing a writable file whose log holds no frame
-// removes the log.
+// such a page come from the log (a page number -> frame map).
+//
+// A checkpoint is: (1) if the log still holds the previous checkpoint's committed batch,
+// apply it (its pages in place in the db file, fdatasync(db), empty the log: new salt,
+// truncate, header, fdatasync(log)); (2) append the header page's image and a commit record;
+// (3) fdatasync(log), the commit point and the checkpoint's last I/O. The committed batch
+// stays in the log, its pages served from there, until it is applied: before the next frame
+// is appended (the next eviction or checkpoint), when the file is closed, or by recovery at
+// the next open. So any I/O call of a checkpoint that fails leaves the previous checkpoint:
+// a failure in (1) leaves the previous batch committed in the log (replayed at open, which is
+// idempotent: the images are whole pages), one in (2) or (3) an uncommitted batch, which is
+// invalidated (commit record zeroed, log truncated, best effort) and in any case dropped at
+// open. Opening a file replays a log holding a complete, checksummed batch and drops anything
+// else, so the db file always equals its last completed checkpoint. Closing a writable file
+// applies a committed batch and removes the emptied log.
 //
 // Log file layout (integers little-endian; CRC = CRC-32C, Castagnoli, reflected,
 // init/xorout FFFFFFFF, as the page checksums):
@@ -46,11 +54,10 @@
 // uncommitted batch and is discarded at open. The log holds one batch at most: it is emptied
 // after every checkpoint and recovery.
 //
-// Errors: an I/O error before the commit point discards the batch (the log is emptied, best
-// effort), so the db stays at the previous checkpoint; an error after it leaves a committed
-// log that the next open replays (the checkpoint is done). Either way the Wal then refuses
-// every further read, write and checkpoint (IoError "...: the log failed earlier (...);
-// reopen the file"): the caller's cached pages no longer match any file state.
+// Errors: an I/O error anywhere in a checkpoint (or in applying a committed batch before an
+// append) leaves the db at the previous checkpoint after reopen (see above). The Wal then
+// refuses every further read, write and checkpoint (IoError "...: the log failed earlier
+// (...); reopen the file"): the caller's cached pages no longer match any file state.
 #pragma once
 
 #include <cstdint>
@@ -74,8 +81,9 @@ inline constexpr size_t kWalCommitSize = 40;
 /// What one checkpoint cost. Also kept in the header page (page/file_format.h).
 struct CheckpointStats {
   uint64_t checkpoint = 0;     ///< checkpoint number (header counter)
-  uint32_t pages_written = 0;  ///< pages written in place into the db file, header included
-  uint64_t bytes_written = 0;  ///< bytes written in place: pages_written × page_size
+  uint32_t pages_written = 0;  ///< pages of the batch, header included: logged at the commit,
+                               ///< written in place when the log is applied
+  uint64_t bytes_written = 0;  ///< bytes those pages take in place: pages_written × page_size
   uint64_t bytes_synced = 0;   ///< bytes of the batch in the log made durable by fdatasync:
                                ///< frames × (24 + page_size) + 40
 };
@@ -124,25 +132,33 @@ class Wal {
   /// Appends the image of page `page_no` (page_size bytes, checksum already stamped) as an
   /// uncommitted frame, or overwrites the page's frame. Throws IoError, UsageError (read-only).
   void append(uint32_t page_no, const uint8_t* image);
-  /// Highest page number with a frame, plus one; 0 if none.
+  /// Highest page number with a frame (committed or not), plus one; 0 if none.
   uint32_t page_bound() const;
-  /// Pages with a frame (the next checkpoint writes these, plus the header).
+  /// Pages with an uncommitted frame (the next checkpoint commits these, plus the header).
   uint32_t pending_pages() const;
 
-  /// Checkpoint `checkpoint`: calls `fill_header(stats, page)` with what this checkpoint will
-  /// cost (the header page counted) to fill the header page (page 0; page_size bytes, page
-  /// number and checksum are stamped here) and logs it (no header if fill_header is empty);
-  /// appends the commit record with `db_page_count`; fdatasync(log); writes every logged
-  /// page in place in ascending page order; fdatasync(db); empties the log. Returns the
-  /// stats. Throws IoError (see the error rules at the top).
+  /// Checkpoint `checkpoint`: applies the previous committed batch if the log still holds it
+  /// (apply()); calls `fill_header(stats, page)` with what this checkpoint will cost (the
+  /// header page counted) to fill the header page (page 0; page_size bytes, page number and
+  /// checksum are stamped here) and logs it (no header if fill_header is empty); appends the
+  /// commit record with `db_page_count`; fdatasync(log), the last I/O. The batch stays in the
+  /// log (committed) until the next append, checkpoint, apply() or close. Returns the stats.
+  /// Throws IoError (see the error rules at the top).
   CheckpointStats checkpoint(
       uint64_t checkpoint, uint32_t db_page_count,
       const std::function<void(const CheckpointStats&, uint8_t*)>& fill_header);
-  /// Drops the uncommitted frames (new salt, truncate, fdatasync). Throws IoError.
+  /// Writes a committed batch still in the log in place in ascending page order,
+  /// fdatasync(db), then empties the log (new salt, truncate, header, fdatasync). Nothing
+  /// if there is none. Throws IoError (the log keeps the batch for the next open).
+  void apply();
+  /// True if the log holds a committed batch not yet applied to the db file.
+  bool holds_committed_batch() const;
+  /// Drops the uncommitted frames (new salt, truncate, fdatasync); nothing if the log holds a
+  /// committed batch (there are none then). Throws IoError.
   void rollback();
   /// Stats of the last checkpoint of this session (zeros before the first).
   CheckpointStats last_checkpoint() const;
-  /// Page numbers the last checkpoint wrote in place, ascending.
+  /// Page numbers of the last checkpoint's batch (header included), ascending.
   std::vector<uint32_t> last_checkpoint_pages() const;
   /// True after an I/O error (everything but the accessors then throws).
   bool failed() const;
@@ -163,6 +179,7 @@ class Wal {
       uint64_t checkpoint, uint32_t db_page_count,
       const std::function<void(const CheckpointStats&, uint8_t*)>& fill_header);
   void append_locked(uint32_t page_no, const uint8_t* image);
+  void apply_locked();  // committed_ must be true; mutex held (or in the destructor)
 
   Io& io_;
   int db_fd_ = -1;
@@ -173,6 +190,7 @@ class Wal {
   bool writable_ = false;
   uint64_t salt_ = 0;
   std::map<uint32_t, Frame> frames_;  // page number -> its frame
+  bool committed_ = false;            // frames_ are a committed batch not yet applied
   uint32_t frame_count_ = 0;
   std::vector<uint32_t> frame_crcs_;  // by frame index
   WalRecovery recovery_;

@@ -330,10 +330,12 @@ class FailedLoad : public ::testing::Test {
  protected:
   void SetUp() override {
     path_ = tmp_.file("f.pbt");
-    auto f = IndexFile::open_or_create(path_, 4096);
-    EntryBatch batch;
-    for (uint32_t i = 0; i < 2000; ++i) batch.add(Bytes{0xC0, uint8_t(i >> 8), uint8_t(i)}, i, i);
-    f->bulk_load(integer("I_OLD", true), batch);
+    {
+      auto f = IndexFile::open_or_create(path_, 4096);
+      EntryBatch batch;
+      for (uint32_t i = 0; i < 2000; ++i) batch.add(Bytes{0xC0, uint8_t(i >> 8), uint8_t(i)}, i, i);
+      f->bulk_load(integer("I_OLD", true), batch);
+    }  // closed: the checkpoint's batch is in place (page/wal.h)
     before_ = file_bytes(path_);
   }
   void expect_unchanged() {

@@ -153,9 +153,16 @@ class CorruptFile : public ::testing::Test {
     if (page_no == kHeaderPage && pos >= 36 && pos < 40) {
       return fmt::format("{}: index root page {} (expected 1)", path_, get_u32(header.data() + 36));
     }
-    if (page_no == kHeaderPage && pos >= 40 && pos < 44) {
-      return fmt::format("{}: free-list head {} (this format version has none)", path_,
-                         get_u32(header.data() + 40));
+    if (page_no == kHeaderPage && pos >= 40 && pos < 48) {
+      const uint32_t head = get_u32(header.data() + 40), count = get_u32(header.data() + 44);
+      const uint32_t page_count = get_u32(header.data() + 32);
+      if (head != 0 && (head < 2 || head >= page_count)) {
+        return fmt::format("{}: free-list head {} outside [2, {})", path_, head, page_count);
+      }
+      if ((head == 0) != (count == 0) || count > page_count - 2) {
+        return fmt::format("{}: free-list head {} with {} free pages (page count {})", path_, head,
+                           count, page_count);
+      }
     }
     uint8_t type = pos == 0 ? damaged : page[0];
     return fmt::format("{}: page {} ({}): checksum mismatch", path_, page_no, page_type_name(type));

@@ -84,7 +84,7 @@ struct WalFile {
   PageFile file;
 };
 
-TEST(WalLog, WritesStayInTheLogUntilCheckpoint) {
+TEST(WalLog, WritesStayInTheLogUntilTheCommittedBatchIsApplied) {
   TempPath tmp;
   make_db(tmp.path(), 0x10);
   WalFile w(tmp.path());
@@ -96,9 +96,84 @@ TEST(WalLog, WritesStayInTheLogUntilCheckpoint) {
   EXPECT_EQ(page[100], 0xA2);
   EXPECT_EQ(log_size(tmp.path()), 32u + 24 + kPs);
   w.file.checkpoint(1, 5, header);
+  // Committed: header frame and commit record appended, nothing in place yet.
+  EXPECT_EQ(log_size(tmp.path()), 32u + 2 * (24 + kPs) + 40);
+  EXPECT_TRUE(w.file.wal()->holds_committed_batch());
+  EXPECT_EQ(w.file.wal()->pending_pages(), 0u);
+  EXPECT_EQ(raw_byte(tmp.path(), 2), 0x12);
+  EXPECT_EQ(raw_byte(tmp.path(), 0), 0x10);
+  w.file.read(0, page.data());
+  EXPECT_EQ(page[100], 0xEE);
+  w.file.wal()->apply();
+  EXPECT_FALSE(w.file.wal()->holds_committed_batch());
   EXPECT_EQ(raw_byte(tmp.path(), 2), 0xA2);
   EXPECT_EQ(raw_byte(tmp.path(), 0), 0xEE);
   EXPECT_EQ(log_size(tmp.path()), 32u);
+}
+
+TEST(WalLog, NextWriteAppliesTheCommittedBatchFirst) {
+  TempPath tmp;
+  make_db(tmp.path(), 0x10);
+  WalFile w(tmp.path());
+  w.put(2, 0xA2);
+  w.file.checkpoint(1, 5, header);
+  w.put(3, 0xA3);
+  EXPECT_EQ(raw_byte(tmp.path(), 2), 0xA2);
+  EXPECT_EQ(raw_byte(tmp.path(), 0), 0xEE);
+  EXPECT_EQ(raw_byte(tmp.path(), 3), 0x13);
+  EXPECT_EQ(log_size(tmp.path()), 32u + 24 + kPs);
+  EXPECT_EQ(w.file.wal()->pending_pages(), 1u);
+}
+
+TEST(WalLog, CloseAppliesTheCommittedBatchAndRemovesTheLog) {
+  TempPath tmp;
+  make_db(tmp.path(), 0x10);
+  {
+    WalFile w(tmp.path());
+    w.put(4, 0xA4);
+    w.file.checkpoint(1, 5, header);
+    EXPECT_EQ(raw_byte(tmp.path(), 4), 0x14);
+  }
+  EXPECT_EQ(raw_byte(tmp.path(), 4), 0xA4);
+  EXPECT_EQ(raw_byte(tmp.path(), 0), 0xEE);
+  EXPECT_FALSE(std::filesystem::exists(Wal::log_path(tmp.path())));
+}
+
+TEST(WalLog, CommitSyncIsTheLastIoOfACheckpoint) {
+  TempPath tmp;
+  make_db(tmp.path(), 0x10);
+  FaultyIo io;
+  WalFile w(tmp.path(), io);
+  w.put(1, 0xA1);
+  w.file.checkpoint(1, 5, header);
+  io.clear_trace();
+  w.file.checkpoint(2, 5, header);
+  const std::string db = tmp.path(), log = Wal::log_path(tmp.path());
+  // Batch 1 in place (pages 0 and 1 read from the log, written, db synced), the log emptied
+  // (truncate, new header, sync), then batch 2: header frame, commit record, sync.
+  EXPECT_EQ(io.trace(),
+            (std::vector<std::string>{"pread " + log, "pwrite " + db, "pread " + log,
+                                      "pwrite " + db, "fdatasync " + db, "ftruncate " + log,
+                                      "pwrite " + log, "fdatasync " + log, "pwrite " + log,
+                                      "pwrite " + log, "fdatasync " + log}));
+}
+
+TEST(WalLog, FailedCommitSyncLeavesThePreviousState) {
+  TempPath tmp;
+  make_db(tmp.path(), 0x10);
+  {
+    FaultyIo io;
+    WalFile w(tmp.path(), io);
+    w.put(1, 0xA1);
+    io.arm(FaultyIo::Op::Fdatasync, 1);  // the commit point
+    EXPECT_THROW(w.file.checkpoint(1, 5, header), IoError);
+    EXPECT_TRUE(io.fired());
+  }
+  PageFile f = PageFile::open(tmp.path(), true);
+  EXPECT_FALSE(f.recovery().replayed);
+  EXPECT_EQ(page_byte(tmp.path(), 1), 0x11);
+  EXPECT_EQ(page_byte(tmp.path(), 0), 0x10);
+  std::filesystem::remove(Wal::log_path(tmp.path()));
 }
 
 TEST(WalLog, RewrittenPageKeepsOneFrame) {
@@ -111,6 +186,7 @@ TEST(WalLog, RewrittenPageKeepsOneFrame) {
   EXPECT_EQ(log_size(tmp.path()), 32u + 24 + kPs);
   EXPECT_EQ(w.file.wal()->pending_pages(), 1u);
   w.file.checkpoint(1, 5, {});
+  w.file.wal()->apply();
   EXPECT_EQ(raw_byte(tmp.path(), 3), 0xC3);
 }
 
@@ -143,6 +219,9 @@ TEST(WalLog, NewPagesBeyondTheEndLiveInTheLog) {
   EXPECT_EQ(std::filesystem::file_size(tmp.path()), 5u * kPs);
   EXPECT_EQ(w.file.file_size(), 10u * kPs);
   w.file.checkpoint(1, 10, {});
+  EXPECT_EQ(std::filesystem::file_size(tmp.path()), 5u * kPs);
+  EXPECT_EQ(w.file.file_size(), 10u * kPs);
+  w.file.wal()->apply();
   EXPECT_EQ(std::filesystem::file_size(tmp.path()), 10u * kPs);
   EXPECT_EQ(raw_byte(tmp.path(), 9), 0xA9);
 }
@@ -164,15 +243,16 @@ TEST(WalLog, UncommittedFramesAreDiscardedAtOpen) {
   EXPECT_EQ(page_byte(tmp.path(), 2), 0x12);
 }
 
-// Leaves a committed batch (pages 0, 1, 3) in the log, none of it in place.
+// Leaves a committed batch (pages 0, 1, 3) in the log, none of it in place: the checkpoint
+// succeeds, then applying it fails at its first write in place (the log stays at close).
 void crash_after_commit(const std::string& path) {
   FaultyIo io;
   WalFile w(path, io);
   w.put(1, 0xA1);
   w.put(3, 0xA3);
-  // Checkpoint pwrites: header frame, commit record, then page 0 in place: fail that one.
-  io.arm(FaultyIo::Op::Pwrite, 3);
-  EXPECT_THROW(w.file.checkpoint(1, 5, header), IoError);
+  w.file.checkpoint(1, 5, header);
+  io.arm(FaultyIo::Op::Pwrite, 1);
+  EXPECT_THROW(w.file.wal()->apply(), IoError);
   EXPECT_TRUE(io.fired());
 }
 
