@@ -156,8 +156,9 @@ BTree::BTree(BufferPool& pool, PageAllocator& allocator, uint32_t root, IndexDef
       on_root_change_(std::move(on_root_change)) {}
 
 uint32_t BTree::create_empty(BufferPool& pool, PageAllocator& allocator, uint8_t index_id,
-                             uint16_t jump_interval) {
+                             uint16_t jump_interval, NodeLayout layout) {
   BtreePageImage img;
+  img.header.layout = layout;
   img.header.index_id = index_id;
   img.header.jump_interval = jump_interval;
   std::vector<uint8_t> buf(pool.page_size());
@@ -730,6 +731,7 @@ struct TreeWriter {
     PageRef ref = t.pool_.pin(leaf);
     const uint8_t* d = ref.data();
     const BtreeHeader h = read_btree_header(d);
+    if (h.layout == NodeLayout::Compact) return false;  // compact pages: the page image path
     IndexNode x;
     if (!locate_in_leaf(d, h, key, recno, x)) return false;
     std::vector<uint8_t>& prev = scratch_key_;
@@ -782,6 +784,7 @@ struct TreeWriter {
     PageRef ref = t.pool_.pin(leaf);
     const uint8_t* d = ref.data();
     const BtreeHeader h = read_btree_header(d);
+    if (h.layout == NodeLayout::Compact) return false;  // compact pages: the page image path
     IndexNode x;
     if (!locate_in_leaf(d, h, key, recno, x)) return false;
     std::vector<uint8_t>& prev = scratch_key_;
@@ -979,6 +982,15 @@ struct TreeWriter {
       }
     }
     PageEntry sep{img.entries[s].key, img.entries[s].recno, new_page};
+    if (level == 0 && img.header.layout == NodeLayout::Compact && !t.def_.descending) {
+      // Suffix truncation (compact layout): the shortest prefix of the right half's first key
+      // above the left half's last key; record number 0 then (no entry has that key).
+      const uint32_t cut = lcp(img.entries[s - 1].key, sep.key) + 1;
+      if (cut < sep.key.size()) {
+        sep.key.resize(cut);
+        sep.recno = 0;
+      }
+    }
     img = std::move(left);
     if (page_no == t.root()) {
       new_root(level, page_no, std::move(sep));
@@ -999,6 +1011,7 @@ struct TreeWriter {
     img.header.index_id = t.index_id_;
     img.header.level = static_cast<uint8_t>(level + 1);
     img.header.jump_interval = t.jump_interval_;
+    img.header.layout = t.def_.layout;
     img.entries.push_back(PageEntry{{}, 0, old_root});  // degenerate: every key below sep
     img.entries.push_back(std::move(sep));
     if (encode(img) == 0) throw CorruptError("new root does not fit");
@@ -1286,6 +1299,11 @@ TreeCheck BTree::verify() const {
       const BtreeHeader& h = img.header;
       if (h.level != level)
         fail(page_no, fmt::format("level {} where {} expected", h.level, level));
+      if (h.layout != def_.layout) {
+        fail(page_no, fmt::format("{} layout page in a {} layout index",
+                                  h.layout == NodeLayout::Compact ? "compact" : "firebird",
+                                  def_.layout == NodeLayout::Compact ? "compact" : "firebird"));
+      }
       if (h.left_sibling != prev_page) {
         fail(page_no,
              fmt::format("left sibling {} but page {} precedes it", h.left_sibling, prev_page));
@@ -1306,7 +1324,19 @@ TreeCheck BTree::verify() const {
         fail(page_no,
              fmt::format("right sibling {} beyond the last child of the level above", h.sibling));
       }
-      if (expected[k].sep) {
+      if (expected[k].sep && h.layout == NodeLayout::Compact) {
+        // Compact layout: separators may be suffix-truncated; they must lie above the previous
+        // page's last entry and not above this page's first.
+        const PageEntry& sep = *expected[k].sep;
+        if (img.entries.empty() ||
+            compare_entry(sep.key, sep.recno, img.entries[0].key, img.entries[0].recno, desc) > 0) {
+          fail(page_no, "separator in the parent above the first entry");
+        }
+        if (prev_last &&
+            compare_entry(prev_last->key, prev_last->recno, sep.key, sep.recno, desc) >= 0) {
+          fail(page_no, "separator in the parent not above the left sibling's last entry");
+        }
+      } else if (expected[k].sep) {
         if (img.entries.empty() || img.entries[0].key != expected[k].sep->key ||
             img.entries[0].recno != expected[k].sep->recno) {
           fail(page_no, "separator in the parent differs from the first entry");
