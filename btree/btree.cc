@@ -156,8 +156,9 @@ BTree::BTree(BufferPool& pool, PageAllocator& allocator, uint32_t root, IndexDef
       on_root_change_(std::move(on_root_change)) {}
 
 uint32_t BTree::create_empty(BufferPool& pool, PageAllocator& allocator, uint8_t index_id,
-                             uint16_t jump_interval) {
+                             uint16_t jump_interval, NodeLayout layout) {
   BtreePageImage img;
+  img.header.layout = layout;
   img.header.index_id = index_id;
   img.header.jump_interval = jump_interval;
   std::vector<uint8_t> buf(pool.page_size());
@@ -277,6 +278,16 @@ namespace {
 
 constexpr uint32_t kToEnd = UINT32_MAX;
 
+// The node after `prev` (at `pos`) on a page of either layout: inline on Firebird pages, with
+// prev's context on compact pages (no walk from the jump target).
+inline IndexNode node_after(const uint8_t* page, uint32_t limit, uint32_t pos, bool leaf,
+                            const IndexNode& prev) {
+  IndexNode n;
+  if (try_decode_node(page, limit, pos, leaf, n)) return n;
+  const NodeContext ctx = context_after(prev);
+  return decode_node(page, limit, pos, leaf, &ctx);
+}
+
 // Decodes the leaf or non-leaf node at `offset` of `page` and rebuilds its full key into `key`,
 // starting from the last jump node at or before it (so only one jump area is decoded).
 IndexNode node_with_key(const uint8_t* page, uint32_t page_size, uint32_t offset,
@@ -382,7 +393,7 @@ struct CursorOps {
       c.recno_ = n.recno;
       c.version_ = cur.ref().version();
       c.valid_ = true;
-      if (ahead) fill_ahead(c, d, n.end());
+      if (ahead) fill_ahead(c, d, n);
       c.page_ = cur.release_pin();
       return;
     }
@@ -393,7 +404,8 @@ struct CursorOps {
 
   // Decodes up to kAhead entries of leaf `d` from `pos` (the node after the current entry,
   // whose key is c.key_) into c.ahead_, stopping at the END marker. Called under the latch.
-  static void fill_ahead(Cursor& c, const uint8_t* d, uint32_t pos) {
+  static void fill_ahead(Cursor& c, const uint8_t* d, IndexNode prev_node) {
+    uint32_t pos = prev_node.end();
     c.ahead_.clear();
     c.ahead_keys_.clear();
     c.ahead_pos_ = 0;
@@ -401,7 +413,7 @@ struct CursorOps {
     size_t prev_off = 0, prev_len = c.key_.size();
     c.ahead_stop_ = false;
     for (int i = 0; i < kAhead; ++i) {
-      IndexNode n = decode_node_fast(d, length, pos, true);
+      IndexNode n = node_after(d, length, pos, true, prev_node);
       if (n.is_marker()) break;
       if (n.prefix > prev_len) corrupt(d, fmt::format("node at offset {}: bad prefix", pos));
       const size_t at = c.ahead_keys_.size();
@@ -415,6 +427,7 @@ struct CursorOps {
       prev_off = at;
       prev_len = size_t{n.prefix} + n.length;
       pos = n.end();
+      prev_node = n;
     }
     // Entries beyond the upper bound are cut here, by one comparison per batch (plus a binary
     // search in the last one), instead of a check per next().
@@ -750,7 +763,7 @@ void BTree::find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const
     if (!equal) return;
     out.push_back(n.recno);
     landed = false;
-    n = decode_node_fast(d, get_u16(d + 30), n.end(), true);
+    n = node_after(d, get_u16(d + 30), n.end(), true, n);
   }
 }
 
@@ -851,6 +864,7 @@ struct TreeWriter {
     PageRef ref = t.pool_.pin(leaf);
     const uint8_t* d = ref.data();
     const BtreeHeader h = read_btree_header(d);
+    if (h.layout == NodeLayout::Compact) return false;  // compact pages: the page image path
     IndexNode x;
     if (!locate_in_leaf(d, h, key, recno, x)) return false;
     std::vector<uint8_t>& prev = scratch_key_;
@@ -903,6 +917,7 @@ struct TreeWriter {
     PageRef ref = t.pool_.pin(leaf);
     const uint8_t* d = ref.data();
     const BtreeHeader h = read_btree_header(d);
+    if (h.layout == NodeLayout::Compact) return false;  // compact pages: the page image path
     IndexNode x;
     if (!locate_in_leaf(d, h, key, recno, x)) return false;
     std::vector<uint8_t>& prev = scratch_key_;
@@ -1100,6 +1115,15 @@ struct TreeWriter {
       }
     }
     PageEntry sep{img.entries[s].key, img.entries[s].recno, new_page};
+    if (level == 0 && img.header.layout == NodeLayout::Compact && !t.def_.descending) {
+      // Suffix truncation (compact layout): the shortest prefix of the right half's first key
+      // above the left half's last key; record number 0 then (no entry has that key).
+      const uint32_t cut = lcp(img.entries[s - 1].key, sep.key) + 1;
+      if (cut < sep.key.size()) {
+        sep.key.resize(cut);
+        sep.recno = 0;
+      }
+    }
     img = std::move(left);
     if (page_no == t.root()) {
       new_root(level, page_no, std::move(sep));
@@ -1120,6 +1144,7 @@ struct TreeWriter {
     img.header.index_id = t.index_id_;
     img.header.level = static_cast<uint8_t>(level + 1);
     img.header.jump_interval = t.jump_interval_;
+    img.header.layout = t.def_.layout;
     img.entries.push_back(PageEntry{{}, 0, old_root});  // degenerate: every key below sep
     img.entries.push_back(std::move(sep));
     if (encode(img) == 0) throw CorruptError("new root does not fit");
@@ -1406,6 +1431,11 @@ TreeCheck BTree::verify() const {
       const BtreeHeader& h = img.header;
       if (h.level != level)
         fail(page_no, fmt::format("level {} where {} expected", h.level, level));
+      if (h.layout != def_.layout) {
+        fail(page_no, fmt::format("{} layout page in a {} layout index",
+                                  h.layout == NodeLayout::Compact ? "compact" : "firebird",
+                                  def_.layout == NodeLayout::Compact ? "compact" : "firebird"));
+      }
       if (h.left_sibling != prev_page) {
         fail(page_no,
              fmt::format("left sibling {} but page {} precedes it", h.left_sibling, prev_page));
@@ -1426,7 +1456,19 @@ TreeCheck BTree::verify() const {
         fail(page_no,
              fmt::format("right sibling {} beyond the last child of the level above", h.sibling));
       }
-      if (expected[k].sep) {
+      if (expected[k].sep && h.layout == NodeLayout::Compact) {
+        // Compact layout: separators may be suffix-truncated; they must lie above the previous
+        // page's last entry and not above this page's first.
+        const PageEntry& sep = *expected[k].sep;
+        if (img.entries.empty() ||
+            compare_entry(sep.key, sep.recno, img.entries[0].key, img.entries[0].recno, desc) > 0) {
+          fail(page_no, "separator in the parent above the first entry");
+        }
+        if (prev_last &&
+            compare_entry(prev_last->key, prev_last->recno, sep.key, sep.recno, desc) >= 0) {
+          fail(page_no, "separator in the parent not above the left sibling's last entry");
+        }
+      } else if (expected[k].sep) {
         if (img.entries.empty() || img.entries[0].key != expected[k].sep->key ||
             img.entries[0].recno != expected[k].sep->recno) {
           fail(page_no, "separator in the parent differs from the first entry");

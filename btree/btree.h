@@ -147,9 +147,10 @@ class BTree {
         uint8_t index_id, uint16_t jump_interval,
         std::function<void(uint32_t)> on_root_change = {});
 
-  /// Allocates and writes an empty root leaf (END_LEVEL only); returns its page number.
+  /// Allocates and writes an empty root leaf (END_LEVEL only) in `layout`; returns its page
+  /// number.
   static uint32_t create_empty(BufferPool& pool, PageAllocator& allocator, uint8_t index_id,
-                               uint16_t jump_interval);
+                               uint16_t jump_interval, NodeLayout layout = NodeLayout::Firebird);
 
   /// Inserts (key, recno). Throws UsageError if the pair exists, or (unique index) an equal
   /// non-NULL key exists; KeyError if key.size() >= page_size / 4; UsageError if recno >

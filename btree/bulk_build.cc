@@ -49,6 +49,7 @@ void FastLoader::start_page(Level& level, uint32_t /*level_no*/, uint32_t left_s
   level.jump_key.clear();
   level.jump_total = 0;
   level.new_area = kBtreeHeaderSize + options_.jump_interval;
+  level.nodes = 0;
 }
 
 void FastLoader::start_level(Level& level, uint32_t level_no, uint32_t first_child) {
@@ -87,12 +88,125 @@ void FastLoader::close_page(Level& level, uint32_t level_no, uint32_t sibling) {
   h.jump_interval = options_.jump_interval;
   h.jump_size = static_cast<uint16_t>(level.jump_total);
   h.jump_count = static_cast<uint8_t>(level.jumps.size());
+  h.layout = options_.layout;
   write_btree_header(page, h);
   sink_(level.page_no, page);
 }
 
 void FastLoader::add(std::span<const uint8_t> key, uint64_t recno) {
-  add_node(0, key, recno, 0);
+  if (options_.layout == NodeLayout::Compact) {
+    add_node_compact(0, key, recno, 0);
+  } else {
+    add_node(0, key, recno, 0);
+  }
+}
+
+void FastLoader::open_level(uint32_t level_no, uint32_t old_page) {
+  if (levels_.size() >= kMaxLevels) {
+    throw std::length_error(fmt::format("B-tree would exceed {} levels", kMaxLevels));
+  }
+  const bool compact = options_.layout == NodeLayout::Compact;
+  Level& up = levels_.emplace_back();
+  up.page_no = next_page_++;
+  start_page(up, level_no, 0);
+  // Degenerate first node of the level: every key below the next separator.
+  NodeFields degenerate{NodeKind::Entry, 0, old_page, 0, {}};
+  up.last_offset = up.length;
+  up.length += compact ? encode_compact_node(degenerate, false, nullptr, up.page.data() + up.length)
+                       : encode_node(degenerate, false, up.page.data() + up.length);
+  up.last_recno = 0;
+  up.last_child = old_page;
+  up.last_prefix = 0;
+  up.key.clear();
+  up.prev_key.clear();
+  up.nodes = 1;
+  up.new_area = up.length + options_.jump_interval;
+}
+
+void FastLoader::add_node_compact(uint32_t level_no, std::span<const uint8_t> key, uint64_t recno,
+                                  uint32_t child) {
+  Level& level = levels_[level_no];
+  const bool leaf = level_no == 0;
+  const uint32_t limit = options_.page_size - (leaf ? kLeafReserve : kNonLeafReserve);
+  uint32_t prefix = common_prefix(level.key, key);
+  NodeFields node{NodeKind::Entry, recno, child, prefix, key.subspan(prefix)};
+  NodeFields as_end = node;
+  as_end.kind = NodeKind::EndBucket;
+  const uint32_t end_size = compact_node_size(as_end, leaf, nullptr);
+  std::span<const uint8_t> jump_key = key.first(prefix);
+  const uint32_t jp = common_prefix(level.jump_key, jump_key);
+  const uint32_t js = jump_node_size(jp, prefix - jp);
+
+  bool split = false;
+  bool target = false;
+  std::vector<uint8_t> sep_key;
+  uint64_t sep_recno = 0;
+  uint32_t old_page = 0;
+  uint32_t new_page = 0;
+  const uint32_t used = level.length + level.jump_total + end_size;
+  if (used > limit) {
+    // The last node written becomes the END_BUCKET copy of the next page's first node.
+    split = true;
+    std::vector<uint8_t> last_key = level.key;
+    const uint64_t last_recno = level.last_recno;
+    const uint32_t last_child = level.last_child;
+    NodeFields end{NodeKind::EndBucket, last_recno, last_child, level.last_prefix,
+                   std::span<const uint8_t>(last_key).subspan(level.last_prefix)};
+    level.length = level.last_offset +
+                   encode_compact_node(end, leaf, nullptr, level.page.data() + level.last_offset);
+    sep_key = last_key;
+    sep_recno = last_recno;
+    if (leaf && !options_.descending && level.nodes >= 2) {
+      // Suffix truncation: the shortest prefix of the new first key above the old last key.
+      uint32_t cut = common_prefix(level.prev_key, last_key) + 1;
+      if (cut < last_key.size()) {
+        sep_key.resize(cut);
+        sep_recno = 0;
+      }
+    }
+    old_page = level.page_no;
+    new_page = next_page_++;
+    close_page(level, level_no, new_page);
+    level.page_no = new_page;
+    start_page(level, level_no, old_page);
+    NodeFields first{NodeKind::Entry, last_recno, last_child, 0, last_key};
+    level.last_offset = level.length;
+    level.length += encode_compact_node(first, leaf, nullptr, level.page.data() + level.length);
+    level.prefix_total = 0;
+    level.nodes = 1;
+    level.prev_key.clear();
+    level.key = last_key;
+    level.last_recno = last_recno;
+    level.last_prefix = 0;
+  } else if (options_.jump_interval != 0 && level.nodes > 0 && level.length > level.new_area &&
+             used + js <= limit) {
+    target = true;
+  }
+
+  NodeContext ctx{static_cast<uint32_t>(level.key.size()), level.last_recno};
+  level.last_offset = level.length;
+  level.length +=
+      encode_compact_node(node, leaf, target ? nullptr : &ctx, level.page.data() + level.length);
+  level.prefix_total += prefix;
+  level.last_recno = recno;
+  level.last_child = child;
+  level.last_prefix = prefix;
+  level.prev_key.swap(level.key);
+  level.key.assign(key.begin(), key.end());
+  ++level.nodes;
+  if (target) {
+    level.jumps.push_back(
+        Jump{level.last_offset, jp, std::vector<uint8_t>(jump_key.begin() + jp, jump_key.end())});
+    level.jump_key.assign(jump_key.begin(), jump_key.end());
+    level.new_area += options_.jump_interval;
+    while (level.new_area < level.last_offset) level.new_area += options_.jump_interval;
+    level.jump_total += js;
+  }
+
+  if (split) {
+    if (level_no + 1 == levels_.size()) open_level(level_no + 1, old_page);
+    add_node_compact(level_no + 1, sep_key, sep_recno, new_page);
+  }
 }
 
 void FastLoader::add_node(uint32_t level_no, std::span<const uint8_t> key, uint64_t recno,
@@ -187,7 +301,13 @@ void FastLoader::add_node(uint32_t level_no, std::span<const uint8_t> key, uint6
 uint32_t FastLoader::finish() {
   for (uint32_t i = 0; i < levels_.size(); ++i) {
     Level& level = levels_[i];
-    level.page[level.length++] = static_cast<uint8_t>(NodeFlag::EndLevel) << 5;
+    if (options_.layout == NodeLayout::Compact) {
+      NodeFields end_level{NodeKind::EndLevel, 0, 0, 0, {}};
+      level.length +=
+          encode_compact_node(end_level, false, nullptr, level.page.data() + level.length);
+    } else {
+      level.page[level.length++] = static_cast<uint8_t>(NodeFlag::EndLevel) << 5;
+    }
     close_page(level, i, 0);
   }
   return levels_.back().page_no;

@@ -8,6 +8,13 @@
 // Firebird's; a level of several pages leaves page_size / 8 more bytes free on each (pbtree's
 // rule, not Firebird's, which fills them too), so the first leaf splits after a build do not
 // cascade up. Page layout: page/btree_page.h.
+//
+// With Options::layout = Compact (docs/FORMAT.md §2.9) the same filling runs over compact
+// nodes: a node is taken only if it would still fit rewritten as an (explicit) END_BUCKET;
+// the first node of a page and each jump target (the first node starting beyond each
+// jump interval) are explicit; the separator a leaf split sends up is cut to the shortest
+// prefix of the new page's first key above the old page's last key (ascending indexes; its
+// record number is then 0), upper-level splits send their separators up unchanged.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +37,8 @@ class FastLoader {
     uint16_t jump_interval = 0;  ///< jumpAreaSize in bytes (jump_area_size()); 0: no jump nodes
     uint8_t index_id = 0;        ///< btr_id
     NodeLayout layout = NodeLayout::Firebird;  ///< node coding (page/btree_page.h)
+    /// Descending index (compact layout: separators are then not suffix-truncated).
+    bool descending = false;
   };
   /// Receives a finished page: number and page_size bytes (generic header bytes 4..15 left for
   /// the sink, e.g. PageFile::write). May throw; the loader is then unusable.
@@ -74,6 +83,8 @@ class FastLoader {
     uint32_t jump_total = 0;
     std::vector<Jump> jumps;
     std::vector<uint8_t> jump_key;
+    std::vector<uint8_t> prev_key;  // compact: full key of the node before the last
+    uint32_t nodes = 0;             // compact: nodes on the page
     // Non-leaf level still on its first page, filled as Firebird's (it may stay the only
     // page: the root); `pending` holds that page's nodes, degenerate first, to refill it
     // with free space once the level needs a second page.
@@ -85,6 +96,9 @@ class FastLoader {
   // Starts the first page of a non-leaf level with its degenerate node -> first_child.
   void start_level(Level& level, uint32_t level_no, uint32_t first_child);
   void add_node(uint32_t level_no, std::span<const uint8_t> key, uint64_t recno, uint32_t child);
+  void add_node_compact(uint32_t level_no, std::span<const uint8_t> key, uint64_t recno,
+                        uint32_t child);
+  void open_level(uint32_t level_no, uint32_t old_page);
   void close_page(Level& level, uint32_t level_no, uint32_t sibling);
 
   Options options_;

@@ -276,6 +276,7 @@ struct IndexFile::Impl {
     i.def.format = s.format;
     i.def.unique = s.unique;
     i.def.descending = s.descending;
+    i.def.layout = s.layout;
     i.def.auto_format = s.auto_format;
     i.id = s.id;
     i.root_page = s.root_page;
@@ -493,6 +494,8 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     opt.first_page = first;
     opt.jump_interval = jump_area_size(max_key, desc);
     opt.index_id = static_cast<uint8_t>(slot % 256);
+    opt.layout = def.layout;
+    opt.descending = desc;
     // Straight into the file: no committed page refers to pages beyond the bound yet.
     FastLoader loader(
         opt, [&](uint32_t page_no, uint8_t* page) { im.file.write_direct(page_no, page); });
@@ -509,6 +512,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     s.format = def.format;
     s.unique = def.unique;
     s.descending = def.descending;
+    s.layout = def.layout;
     s.auto_format = def.auto_format;
     s.root_page = root;
     s.id = slot;

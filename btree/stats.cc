@@ -98,8 +98,10 @@ IndexStats analyze_btree(const BtreePageReader& read, uint32_t root_page, uint32
       fill_sum += static_cast<double>(used) / (page_size - hdr);
       uint32_t pos = hdr;
       bool first_on_page = true;
+      NodeContext ctx;  // compact pages: the previous node
       for (;;) {
-        IndexNode n = decode_node(page.data(), h.length, pos, true);
+        IndexNode n = decode_node(page.data(), h.length, pos, true, first_on_page ? nullptr : &ctx);
+        ctx = context_after(n);
         if (n.is_end_level()) {
           if (h.sibling != 0) corrupt(p, "END_LEVEL on a page with a right sibling");
           break;

@@ -34,6 +34,26 @@
 // Jump node (table entry): prefix varint (bytes shared with the previous jump key), length
 // varint, 2-byte offset of the target node from the page start, `length` data bytes. The jump
 // key is the first target.prefix bytes of the target node's full key.
+//
+// Compact layout (pbtree's own, docs/FORMAT.md §2.9; byte 1 of the page has kPageCompact):
+// same header, jump table and prefix compression; each node is
+//
+//   byte 0   h: bits 7..6 shape S, bits 5..4 N, bits 3..0 V
+//            S 0  duplicate: prefix = previous key length, no data; record number =
+//                 previous + D
+//            S 1  prefix = previous key length - 1, 1 data byte; record number = previous +
+//                 zigzag(D) (zigzag: 0, -1, 1, -2 ... coded as 0, 1, 2, 3 ...)
+//            S 2  prefix = previous key length - 2, 2 data bytes; as S 1
+//            S 3  explicit: prefix, length and the absolute record number D are all coded;
+//                 the first node of a page, every jump target and END_BUCKET are explicit.
+//                 N 3 is special: V 0 entry, V 2 END_BUCKET (both with a 5-byte record
+//                 number), V 1 END_LEVEL (the single byte 0xF1); other V reserved.
+//            D = V + 16 * (N bytes little-endian): N 0..3 (N 3 only for S 0..2)
+//   S 3 only: 1 byte: bits 7..4 prefix, bits 3..0 length; a nibble 15 means the value
+//            follows as a varint (prefix first)
+//   N bytes  record number bytes (5 bytes for 0xF0 / 0xF2)
+//   page     varint, non-leaf pages only
+//   data     the key bytes after the prefix
 #pragma once
 
 #include <cstdint>
@@ -58,6 +78,9 @@ inline constexpr uint32_t kMaxNodeKeyField = (1u << 14) - 1;
 /// Firebird 3.0 .. 5.0). Compact: pbtree's own layout (docs/FORMAT.md §2.9): delta record
 /// numbers, no implied length byte, suffix-truncated separators. Chosen per index.
 enum class NodeLayout : uint8_t { Firebird = 0, Compact = 1 };
+
+/// Flag in byte 1 of a B-tree page whose nodes use the compact layout (docs/FORMAT.md §2.9).
+inline constexpr uint8_t kPageCompact = 0x80;
 
 /// Node flags (bits 7..5 of the first node byte), Firebird's BTN_* codes.
 enum class NodeFlag : uint8_t {
@@ -84,11 +107,13 @@ struct BtreeHeader {
   uint16_t jump_interval = 0;  ///< bytes
   uint16_t jump_size = 0;      ///< bytes
   uint8_t jump_count = 0;
+  NodeLayout layout = NodeLayout::Firebird;  ///< byte 1 bit kPageCompact
 };
 
 /// Reads bytes 16..38 (no checks).
 BtreeHeader read_btree_header(const uint8_t* page);
-/// Writes byte 0 (type 7), byte 1..3 (0) and bytes 16..38. Leaves checksum/scn/page number.
+/// Writes byte 0 (type 7), byte 1 (kPageCompact on compact pages, else 0), bytes 2..3 (0) and
+/// bytes 16..38. Leaves checksum/scn/page number.
 void write_btree_header(uint8_t* page, const BtreeHeader& header);
 
 /// One node as decoded: a view into the page.
@@ -101,6 +126,8 @@ struct IndexNode {
   const uint8_t* data = nullptr;
   uint32_t offset = 0;  ///< start of the node from the page start
   uint32_t size = 0;    ///< encoded bytes
+  /// Decodable without the previous node (every Firebird node; compact explicit nodes).
+  bool absolute = true;
 
   bool is_end_level() const { return flag == NodeFlag::EndLevel; }
   bool is_end_bucket() const { return flag == NodeFlag::EndBucket; }
@@ -129,9 +156,49 @@ uint32_t node_size(const NodeFields& node, bool leaf);
 /// prefix and data length must be <= kMaxNodeKeyField (std::invalid_argument otherwise).
 uint32_t encode_node(const NodeFields& node, bool leaf, uint8_t* out);
 /// Decodes the node at `offset` of `page`, reading no byte at or beyond `limit` (btr_length or
-/// page size). Throws CorruptError ("page 12 (b-tree): node at offset 57: ...") on a reserved
-/// flag, an overlong varint, a record number beyond 40 bits or a node crossing `limit`.
+/// page size). On a compact page this is decode_node_at (walks from the nearest jump target).
+/// Throws CorruptError ("page 12 (b-tree): node at offset 57: ...") on a reserved flag, an overlong
+/// varint, a record number beyond 40 bits or a node crossing `limit`.
 IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf);
+
+/// What a compact node is coded against: the previous node's full key length (bytes) and
+/// record number.
+struct NodeContext {
+  uint32_t key_length = 0;
+  uint64_t recno = 0;
+};
+/// The context the node after `node` is decoded with.
+inline NodeContext context_after(const IndexNode& node) {
+  return NodeContext{node.prefix + node.length, node.recno};
+}
+
+/// Encoded size of `node` in the compact layout (docs/FORMAT.md §2.9): relative to `prev`, or
+/// in explicit form (first node of a page, jump target, END marker) if `prev` is null.
+uint32_t compact_node_size(const NodeFields& node, bool leaf, const NodeContext* prev);
+/// Writes `node` in the compact layout at `out` (room for compact_node_size() bytes); returns
+/// the bytes written. Throws std::invalid_argument on a record number beyond 40 bits.
+uint32_t encode_compact_node(const NodeFields& node, bool leaf, const NodeContext* prev,
+                             uint8_t* out);
+/// Decodes the compact node at `offset` (no byte read at or beyond `limit`). `prev` is the
+/// previous node's context, or null at the first node of a page or a jump target (the node
+/// must then be in explicit form). Throws CorruptError on a reserved code, a relative node
+/// without a predecessor, a prefix beyond the previous key, a record number outside 40 bits
+/// or a node crossing `limit`.
+IndexNode decode_compact_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf,
+                              const NodeContext* prev);
+/// The layout a B-tree page is coded in (byte 1 bit kPageCompact).
+inline NodeLayout page_layout(const uint8_t* page) {
+  return (page[1] & kPageCompact) != 0 ? NodeLayout::Compact : NodeLayout::Firebird;
+}
+/// Decodes a node of either layout (as the page's flag says); `prev` is used on compact pages
+/// only (see decode_compact_node). Throws CorruptError.
+IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf,
+                      const NodeContext* prev);
+/// Decodes the node at `offset` of a page of either layout without knowing its predecessor:
+/// on compact pages it walks from the last jump target (or the first node) at or before
+/// `offset`, so it costs up to one jump area. Throws CorruptError (also if `offset` is not a
+/// node start).
+IndexNode decode_node_at(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf);
 
 namespace detail {
 // A varint of at most `max_bytes` bytes at p, no bounds checks (the caller made sure they are
@@ -153,10 +220,11 @@ namespace detail {
 /// `offset` into `node` when its header lies wholly at least 16 bytes before `limit` (so the
 /// varints need no per-byte bounds checks) and every field is well-formed; returns false
 /// otherwise, and the caller then calls decode_node, which takes the checked path and throws
-/// CorruptError on a malformed node. Never reads at or beyond `limit`.
+/// CorruptError on a malformed node. Firebird-layout pages only (false on compact pages, whose
+/// nodes need their predecessor). Never reads at or beyond `limit`.
 [[gnu::always_inline]] inline bool try_decode_node(const uint8_t* page, uint32_t limit,
                                                    uint32_t offset, bool leaf, IndexNode& node) {
-  if (offset + 16 > limit) return false;
+  if (offset + 16 > limit || page_layout(page) != NodeLayout::Firebird) return false;
   const uint8_t* p = page + offset;
   const uint8_t b = *p++;
   const uint8_t flag = b >> 5;
@@ -268,10 +336,11 @@ BtreeHeader check_btree_header(const uint8_t* page, uint32_t page_size);
 /// Throws CorruptError.
 BtreePageImage decode_page(const uint8_t* page, uint32_t page_size);
 
-/// Encodes `image` into `page` (page_size bytes; bytes 0..3 and 16.. written, the rest zeroed):
-/// prefix compression against the previous entry, first node prefix 0, END_BUCKET copy or
-/// END_LEVEL, jump nodes by generate_jump_nodes' rule (a jump node for the first node starting
-/// beyond each multiple of header.jump_interval into the node area; at most 255).
+/// Encodes `image` into `page` in the layout `image.header.layout` (page_size bytes; bytes 0..3
+/// and 16.. written, the rest zeroed): prefix compression against the previous entry, first node
+/// prefix 0, END_BUCKET copy or END_LEVEL, jump nodes by generate_jump_nodes' rule (a jump node for
+/// the first node starting beyond each multiple of header.jump_interval into the node area; at most
+/// 255). On compact pages each jump target, the first node and END_BUCKET are in explicit form.
 /// Returns btr_length, or 0 if the page would exceed page_size (page then unspecified).
 uint32_t encode_page(const BtreePageImage& image, uint8_t* page, uint32_t page_size);
 

@@ -144,6 +144,7 @@ void encode_index_root_page(const std::vector<IndexSlot>& slots, uint8_t* page,
     p[11] = static_cast<uint8_t>(s.format);
     put_u16(p + 12, s.type.length);
     p[14] = static_cast<uint8_t>((s.unique ? 1 : 0) | (s.descending ? 2 : 0) |
+                                 (s.layout == NodeLayout::Compact ? kSlotFlagCompact : 0) |
                                  (s.auto_format ? kSlotFlagAutoFormat : 0));
     size_t n = std::min(s.name.size(), kMaxIndexNameLength);
     p[15] = static_cast<uint8_t>(n);
@@ -189,11 +190,12 @@ std::vector<IndexSlot> decode_index_root_page(const uint8_t* page, uint32_t page
       throw slot_bad(fmt::format("unknown key format {}", format));
     }
     s.format = static_cast<KeyFormat>(format);
-    if ((p[14] & ~(3 | kSlotFlagAutoFormat)) != 0) {
+    if ((p[14] & ~(3 | kSlotFlagCompact | kSlotFlagAutoFormat)) != 0) {
       throw slot_bad(fmt::format("unknown flags {:#x}", p[14]));
     }
     s.unique = (p[14] & 1) != 0;
     s.descending = (p[14] & 2) != 0;
+    s.layout = (p[14] & kSlotFlagCompact) != 0 ? NodeLayout::Compact : NodeLayout::Firebird;
     s.auto_format = (p[14] & kSlotFlagAutoFormat) != 0;
     uint8_t n = p[15];
     if (n > kMaxIndexNameLength) throw slot_bad(fmt::format("name length {}", n));

@@ -55,8 +55,9 @@
 //    11    1 key format: Firebird idx_itype (0 double, 1 text, 8 rescaled double,
 //            10 decimal128, 13 bcd)
 //    12    2 length in bytes (varchar), else 0
-//    14    1 flags: 1 unique, 2 descending, 0x80 key format chosen by `--key-format auto`
-//            (the reason is recomputed from the index, btree/what_if.h)
+//    14    1 flags: 1 unique, 2 descending, 4 compact node layout (docs/FORMAT.md §2.9),
+//            0x80 key format chosen by `--key-format auto` (the reason is recomputed from
+//            the index, btree/what_if.h)
 //    15    1 name length, 1..31
 //    16   32 name bytes [A-Za-z0-9_$], zero-padded
 #pragma once
@@ -66,6 +67,7 @@
 #include <vector>
 
 #include "keys/key.h"
+#include "page/btree_page.h"
 #include "page/errors.h"
 #include "page/page_file.h"
 
@@ -81,6 +83,8 @@ inline constexpr size_t kHeaderPrefixSize = 56;
 /// Bytes of the header page up to the end of the last-checkpoint counters.
 inline constexpr size_t kHeaderStatsEnd = 80;
 inline constexpr size_t kIndexSlotSize = 48;
+/// Index root slot flag (byte 14): the tree uses the compact node layout (docs/FORMAT.md §2.9).
+inline constexpr uint8_t kSlotFlagCompact = 0x04;
 /// Slot flags bit (byte 14): the key format was chosen by `pbtree load --key-format auto`.
 inline constexpr uint8_t kSlotFlagAutoFormat = 0x80;
 inline constexpr size_t kIndexSlotsOffset = 20;
@@ -129,9 +133,10 @@ struct IndexSlot {
   KeyFormat format = KeyFormat::Double;
   bool unique = false;
   bool descending = false;
-  bool auto_format = false;  ///< flag 0x80: key format chosen by --key-format auto
-  uint32_t root_page = 0;    ///< 0: free slot
-  uint32_t id = 0;           ///< slot number
+  NodeLayout layout = NodeLayout::Firebird;  ///< flag 4: compact node layout
+  bool auto_format = false;                  ///< flag 0x80: key format chosen by --key-format auto
+  uint32_t root_page = 0;                    ///< 0: free slot
+  uint32_t id = 0;                           ///< slot number
 };
 
 /// Slots an index root page of `page_size` bytes holds: (page_size - 20) / 48.
