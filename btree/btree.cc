@@ -1224,7 +1224,12 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   }
   long pos = it - img.entries.begin();
   img.entries.insert(it, PageEntry{std::vector<uint8_t>(key.begin(), key.end()), recno, 0});
+  const uint32_t left = img.header.left_sibling;
+  PageEntry first = img.entries[0];
   w.store(0, leaf, img, pos);
+  // A new first entry of a non-leftmost leaf: only below a suffix-truncated separator
+  // (compact layout); the left sibling's END_BUCKET and the separator follow it.
+  if (pos == 0 && left != 0) w.fix_first(0, leaf, w.read_left(leaf), first);
   w.finish();
 }
 

@@ -43,13 +43,14 @@ struct ModelConfig {
   uint32_t page_size;
   const char* type = "bigint";
   KeyFormat format = KeyFormat::RescaledDouble;
+  NodeLayout layout = NodeLayout::Firebird;
 };
 
 class ModelRun {
  public:
   ModelRun(const ModelConfig& cfg, uint64_t seed)
       : cfg_(cfg),
-        env_(cfg.unique, cfg.descending, cfg.page_size, 64, 576),
+        env_(cfg.unique, cfg.descending, cfg.page_size, 64, 576, cfg.layout),
         rng_(seed),
         model_(EntryLess{cfg.descending}) {
     // A pool of distinct keys, small enough that keys repeat (duplicates), plus NULL.
@@ -296,9 +297,12 @@ TEST_P(ModelBtree, MatchesModel) {
   const uint64_t seed = env_u64("PBTREE_MODEL_SEED", 20261130) +
                         static_cast<uint64_t>(GetParam().shape) * 1000 +
                         static_cast<uint64_t>(GetParam().format) * 100 + GetParam().unique * 10 +
-                        GetParam().descending;
+                        GetParam().descending +
+                        static_cast<uint64_t>(GetParam().layout) * 100000;
   std::cout << "model test: seed " << seed << ", " << ops << " operations, type "
-            << (GetParam().shape == KeyShape::Typed ? GetParam().type : "bytes") << std::endl;
+            << (GetParam().shape == KeyShape::Typed ? GetParam().type : "bytes") << ", "
+            << (GetParam().layout == NodeLayout::Compact ? "compact" : "firebird") << " layout"
+            << std::endl;
   RecordProperty("seed", std::to_string(seed));
   ModelRun run(GetParam(), seed);
   run.run(ops);
@@ -331,6 +335,24 @@ INSTANTIATE_TEST_SUITE_P(Configurations, ModelBtree,
                                                        "smallint", KeyFormat::Bcd},
                                            ModelConfig{false, false, KeyShape::Typed, 4096,
                                                        "varchar(16)", KeyFormat::Text}));
+
+// The compact node layout (docs/FORMAT.md §2.9) under the same model.
+constexpr NodeLayout kCompact = NodeLayout::Compact;
+INSTANTIATE_TEST_SUITE_P(
+    CompactLayout, ModelBtree,
+    ::testing::Values(
+        ModelConfig{false, false, KeyShape::ShortBytes, 4096, "bigint", KeyFormat::RescaledDouble,
+                    kCompact},
+        ModelConfig{true, true, KeyShape::BigEndianInt, 4096, "bigint", KeyFormat::RescaledDouble,
+                    kCompact},
+        ModelConfig{false, false, KeyShape::LongText, 4096, "bigint", KeyFormat::RescaledDouble,
+                    kCompact},
+        ModelConfig{false, false, KeyShape::Typed, 4096, "bigint", KeyFormat::Decimal128,
+                    kCompact},
+        ModelConfig{false, true, KeyShape::Typed, 4096, "numeric(12,2)", KeyFormat::Decimal128,
+                    kCompact},
+        ModelConfig{true, false, KeyShape::Typed, 4096, "varchar(16)", KeyFormat::Text,
+                    kCompact}));
 
 }  // namespace
 }  // namespace pbtree
