@@ -309,8 +309,12 @@ IndexNode node_with_key(const uint8_t* page, uint32_t page_size, uint32_t offset
     pos = j.node_offset;
   }
   (void)page_size;
+  NodeContext ctx;  // compact pages: the previous node (none at the start point)
+  bool have_ctx = false;
   for (;;) {
-    IndexNode n = decode_node(page, length, pos, leaf);
+    IndexNode n = decode_node(page, length, pos, leaf, have_ctx ? &ctx : nullptr);
+    ctx = context_after(n);
+    have_ctx = true;
     if (n.is_marker()) return n;  // `key` stays the last real node's key
     if (n.prefix > key.size()) corrupt(page, fmt::format("node at offset {}: bad prefix", pos));
     append_suffix(key, n.prefix, n.data, n.length);
@@ -359,7 +363,12 @@ struct CursorOps {
       const uint8_t* d = cur.data();
       IndexNode n;
       if (key_known) {
-        n = decode_node_fast(d, get_u16(d + 30), offset, true);
+        // key_ and recno_ are the previous node's, unless this is the page's first node.
+        if (!try_decode_node(d, get_u16(d + 30), offset, true, n)) {
+          const NodeContext ctx{static_cast<uint32_t>(c.key_.size()), c.recno_};
+          n = decode_node(d, get_u16(d + 30), offset, true,
+                          offset == first_node_offset(d) ? nullptr : &ctx);
+        }
         if (!n.is_marker()) {
           if (n.prefix > c.key_.size())
             corrupt(d, fmt::format("node at offset {}: bad prefix", offset));
@@ -522,8 +531,12 @@ struct CursorOps {
       c.cache_.clear();
       c.cache_keys_.clear();
       const uint16_t length = get_u16(d + 30);
+      NodeContext ctx;
+      bool have_ctx = false;
       for (uint32_t pos = start; pos < boundary;) {
-        IndexNode n = decode_node(d, length, pos, true);
+        IndexNode n = decode_node(d, length, pos, true, have_ctx ? &ctx : nullptr);
+        ctx = context_after(n);
+        have_ctx = true;
         if (n.is_marker()) break;
         if (n.prefix > key.size()) corrupt(d, fmt::format("node at offset {}: bad prefix", pos));
         append_suffix(key, n.prefix, n.data, n.length);
@@ -1000,8 +1013,10 @@ struct TreeWriter {
         if (!live_btree_page(d, level + 1)) break;
         const uint16_t length = get_u16(d + 30);
         size_t i = 0;
+        NodeContext ctx;
         for (uint32_t pos = first_node_offset(d);; ++i) {
-          IndexNode n = decode_node(d, length, pos, false);
+          IndexNode n = decode_node(d, length, pos, false, i == 0 ? nullptr : &ctx);
+          ctx = context_after(n);
           if (n.is_marker()) break;
           if (n.page_number == child) {
             index = i;
@@ -1356,7 +1371,12 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   }
   long pos = it - img.entries.begin();
   img.entries.insert(it, PageEntry{std::vector<uint8_t>(key.begin(), key.end()), recno, 0});
+  const uint32_t left = img.header.left_sibling;
+  PageEntry first = img.entries[0];
   w.store(0, leaf, img, pos);
+  // A new first entry of a non-leftmost leaf: only below a suffix-truncated separator
+  // (compact layout); the left sibling's END_BUCKET and the separator follow it.
+  if (pos == 0 && left != 0) w.fix_first(0, leaf, w.read_left(leaf), first);
   w.finish();
 }
 

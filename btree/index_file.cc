@@ -613,9 +613,10 @@ void IndexFile::flush() {
   for (auto& [name, tree] : im.trees) writers.emplace_back(tree->write_mutex());
   // Freed pages onto the free list, dirty pages into the log, the index root page if a root
   // moved, then the checkpoint.
+  bool freed = false;  // the header's free list grows
   if (im.allocator->has_released()) {
     im.allocator->to_free_list();
-    im.dirty = true;  // the header's free list changed
+    freed = true;
   }
   im.pool->flush();
   if (im.dirty) {
@@ -623,7 +624,7 @@ void IndexFile::flush() {
     encode_index_root_page(im.slots, page.data(), page_size());
     im.file.write(kIndexRootPage, page.data());
   }
-  if (!im.dirty && im.file.wal()->pending_pages() == 0) return;  // nothing changed
+  if (!im.dirty && !freed && im.file.wal()->pending_pages() == 0) return;  // nothing changed
   im.checkpoint(im.header, 0);
   im.dirty = false;
 }

@@ -64,13 +64,15 @@ class CountingAllocator : public PageAllocator {
 /// A tree in a fresh temporary file.
 struct TreeEnv {
   explicit TreeEnv(bool unique = false, bool descending = false, uint32_t page_size = 4096,
-                   size_t frames = 64, uint16_t jump_interval = 576)
+                   size_t frames = 64, uint16_t jump_interval = 576,
+                   NodeLayout layout = NodeLayout::Firebird)
       : file(PageFile::create(tmp.path(), page_size)), pool(file, frames) {
     IndexDefinition def;
     def.name = "T";
     def.unique = unique;
     def.descending = descending;
-    uint32_t root = BTree::create_empty(pool, alloc, 0, jump_interval);
+    def.layout = layout;
+    uint32_t root = BTree::create_empty(pool, alloc, 0, jump_interval, layout);
     tree = std::make_unique<BTree>(pool, alloc, root, def, 0, jump_interval,
                                    [this](uint32_t r) { root_changes.push_back(r); });
   }

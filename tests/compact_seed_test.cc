@@ -125,12 +125,15 @@ TEST(CompactSeed, DenseUniqueBigintId) {
   Built b = build(false, NodeLayout::Compact);
   EXPECT_EQ(b.nodes, 1000000u);
   EXPECT_EQ(b.depth, 2u);
+  EXPECT_EQ(b.leaves, 309u);  // 2.53 bytes per entry (Firebird 3: 12.07)
   EXPECT_LE(b.bytes_per_entry, 3.0);
 }
 
 TEST(CompactSeed, BigintColWithDuplicates) {
   Built b = build(true, NodeLayout::Compact);
   EXPECT_EQ(b.nodes, 1000000u);
+  EXPECT_EQ(b.depth, 2u);
+  EXPECT_EQ(b.leaves, 487u);  // 3.99 bytes per entry (Firebird 3: 9.47)
   EXPECT_LE(b.bytes_per_entry, 4.5);
 }
 

@@ -43,13 +43,14 @@ struct ModelConfig {
   uint32_t page_size;
   const char* type = "bigint";
   KeyFormat format = KeyFormat::RescaledDouble;
+  NodeLayout layout = NodeLayout::Firebird;
 };
 
 class ModelRun {
  public:
   ModelRun(const ModelConfig& cfg, uint64_t seed)
       : cfg_(cfg),
-        env_(cfg.unique, cfg.descending, cfg.page_size, 64, 576),
+        env_(cfg.unique, cfg.descending, cfg.page_size, 64, 576, cfg.layout),
         rng_(seed),
         model_(EntryLess{cfg.descending}) {
     // A pool of distinct keys, small enough that keys repeat (duplicates), plus NULL.
@@ -120,7 +121,8 @@ class ModelRun {
       default: {
         const int bits = type.storage_bits();
         const int shift = static_cast<int>(rng_() % static_cast<uint64_t>(bits - 1));
-        __int128 mag = static_cast<__int128>(rng_() | (static_cast<unsigned __int128>(rng_()) << 64));
+        __int128 mag =
+            static_cast<__int128>(rng_() | (static_cast<unsigned __int128>(rng_()) << 64));
         if (mag < 0) mag = -mag;
         mag >>= (127 - shift);
         if (type.type == ColumnType::Numeric) {
@@ -292,13 +294,17 @@ constexpr uint64_t kConfigurations = 16;  // the Values() list below
 
 TEST_P(ModelBtree, MatchesModel) {
   const uint64_t total = env_u64("PBTREE_MODEL_OPS", 80000);
-  const uint64_t ops = std::max<uint64_t>(total / kConfigurations, 1);
+  // Compact trees write through the page-image path (slower): half the operations.
+  const uint64_t ops = std::max<uint64_t>(
+      total / kConfigurations / (GetParam().layout == NodeLayout::Compact ? 2 : 1), 1);
   const uint64_t seed = env_u64("PBTREE_MODEL_SEED", 20261130) +
                         static_cast<uint64_t>(GetParam().shape) * 1000 +
                         static_cast<uint64_t>(GetParam().format) * 100 + GetParam().unique * 10 +
-                        GetParam().descending;
+                        GetParam().descending + static_cast<uint64_t>(GetParam().layout) * 100000;
   std::cout << "model test: seed " << seed << ", " << ops << " operations, type "
-            << (GetParam().shape == KeyShape::Typed ? GetParam().type : "bytes") << std::endl;
+            << (GetParam().shape == KeyShape::Typed ? GetParam().type : "bytes") << ", "
+            << (GetParam().layout == NodeLayout::Compact ? "compact" : "firebird") << " layout"
+            << std::endl;
   RecordProperty("seed", std::to_string(seed));
   ModelRun run(GetParam(), seed);
   run.run(ops);
@@ -306,31 +312,41 @@ TEST_P(ModelBtree, MatchesModel) {
             << " inserts refused" << std::endl;
 }
 
-INSTANTIATE_TEST_SUITE_P(Configurations, ModelBtree,
-                         ::testing::Values(ModelConfig{false, false, KeyShape::ShortBytes, 4096},
-                                           ModelConfig{true, false, KeyShape::ShortBytes, 4096},
-                                           ModelConfig{false, true, KeyShape::ShortBytes, 4096},
-                                           ModelConfig{true, true, KeyShape::BigEndianInt, 4096},
-                                           ModelConfig{false, false, KeyShape::BigEndianInt, 4096},
-                                           ModelConfig{false, true, KeyShape::BigEndianInt, 8192},
-                                           ModelConfig{false, false, KeyShape::LongText, 4096},
-                                           ModelConfig{true, true, KeyShape::LongText, 4096},
-                                           ModelConfig{false, false, KeyShape::Typed, 4096,
-                                                       "integer", KeyFormat::Double},
-                                           ModelConfig{true, true, KeyShape::Typed, 4096,
-                                                       "double", KeyFormat::Double},
-                                           ModelConfig{false, true, KeyShape::Typed, 4096,
-                                                       "bigint", KeyFormat::RescaledDouble},
-                                           ModelConfig{true, false, KeyShape::Typed, 4096,
-                                                       "bigint", KeyFormat::Decimal128},
-                                           ModelConfig{false, false, KeyShape::Typed, 4096,
-                                                       "int128", KeyFormat::Bcd},
-                                           ModelConfig{false, true, KeyShape::Typed, 4096,
-                                                       "numeric(12,2)", KeyFormat::Decimal128},
-                                           ModelConfig{true, false, KeyShape::Typed, 4096,
-                                                       "smallint", KeyFormat::Bcd},
-                                           ModelConfig{false, false, KeyShape::Typed, 4096,
-                                                       "varchar(16)", KeyFormat::Text}));
+INSTANTIATE_TEST_SUITE_P(
+    Configurations, ModelBtree,
+    ::testing::Values(
+        ModelConfig{false, false, KeyShape::ShortBytes, 4096},
+        ModelConfig{true, false, KeyShape::ShortBytes, 4096},
+        ModelConfig{false, true, KeyShape::ShortBytes, 4096},
+        ModelConfig{true, true, KeyShape::BigEndianInt, 4096},
+        ModelConfig{false, false, KeyShape::BigEndianInt, 4096},
+        ModelConfig{false, true, KeyShape::BigEndianInt, 8192},
+        ModelConfig{false, false, KeyShape::LongText, 4096},
+        ModelConfig{true, true, KeyShape::LongText, 4096},
+        ModelConfig{false, false, KeyShape::Typed, 4096, "integer", KeyFormat::Double},
+        ModelConfig{true, true, KeyShape::Typed, 4096, "double", KeyFormat::Double},
+        ModelConfig{false, true, KeyShape::Typed, 4096, "bigint", KeyFormat::RescaledDouble},
+        ModelConfig{true, false, KeyShape::Typed, 4096, "bigint", KeyFormat::Decimal128},
+        ModelConfig{false, false, KeyShape::Typed, 4096, "int128", KeyFormat::Bcd},
+        ModelConfig{false, true, KeyShape::Typed, 4096, "numeric(12,2)", KeyFormat::Decimal128},
+        ModelConfig{true, false, KeyShape::Typed, 4096, "smallint", KeyFormat::Bcd},
+        ModelConfig{false, false, KeyShape::Typed, 4096, "varchar(16)", KeyFormat::Text}));
+
+// The compact node layout (docs/FORMAT.md §2.9) under the same model.
+constexpr NodeLayout kCompact = NodeLayout::Compact;
+INSTANTIATE_TEST_SUITE_P(
+    CompactLayout, ModelBtree,
+    ::testing::Values(
+        ModelConfig{false, false, KeyShape::ShortBytes, 4096, "bigint", KeyFormat::RescaledDouble,
+                    kCompact},
+        ModelConfig{true, true, KeyShape::BigEndianInt, 4096, "bigint", KeyFormat::RescaledDouble,
+                    kCompact},
+        ModelConfig{false, false, KeyShape::LongText, 4096, "bigint", KeyFormat::RescaledDouble,
+                    kCompact},
+        ModelConfig{false, false, KeyShape::Typed, 4096, "bigint", KeyFormat::Decimal128, kCompact},
+        ModelConfig{false, true, KeyShape::Typed, 4096, "numeric(12,2)", KeyFormat::Decimal128,
+                    kCompact},
+        ModelConfig{true, false, KeyShape::Typed, 4096, "varchar(16)", KeyFormat::Text, kCompact}));
 
 }  // namespace
 }  // namespace pbtree

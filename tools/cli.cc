@@ -33,6 +33,7 @@ struct KeyArgs {
 struct LoadArgs {
   std::string db, index, type, key_format, input;
   bool unique = false, descending = false, header = false, progress = false;
+  std::string layout = "firebird";
   bool append = false;
   uint32_t page_size = 0;
   size_t column = 1, recno_column = 0;
@@ -79,6 +80,7 @@ void run_load(const LoadArgs& a, std::ostream& err) {
   }
   def.unique = a.unique;
   def.descending = a.descending;
+  def.layout = a.layout == "compact" ? NodeLayout::Compact : NodeLayout::Firebird;
   ColumnSource source;
   source.header = a.header;
   source.column = a.column;
@@ -163,6 +165,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                    "the default (default: Firebird 5's)");
   load->add_flag("--unique", load_args.unique, "Unique index");
   load->add_flag("--descending", load_args.descending, "Descending index");
+  load->add_option("--layout", load_args.layout,
+                   "Node layout: firebird (default, Firebird's ODS 12 nodes) or compact "
+                   "(docs/FORMAT.md 2.9)")
+      ->check(CLI::IsMember({"firebird", "compact"}));
   load->add_option("--page-size", load_args.page_size,
                    "Page size in bytes for a new file (must match an existing file)");
   load->add_option("--input", load_args.input, "CSV input, plain or .zst")->required();

@@ -33,9 +33,10 @@ std::string format_gstat_block(const IndexInfo& info, const IndexStats& s) {
 
 std::string format_extra_lines(const IndexInfo& info, const IndexStats& s, uint32_t page_size) {
   std::string out =
-      fmt::format("\tType: {}, key format: {}{}{}, page size {}\n", info.def.type.name(),
+      fmt::format("\tType: {}, key format: {}{}{}, page size {}{}\n", info.def.type.name(),
                   key_format_name(info.def.format), info.def.unique ? ", unique" : "",
-                  info.def.descending ? ", descending" : "", page_size);
+                  info.def.descending ? ", descending" : "", page_size,
+                  info.def.layout == NodeLayout::Compact ? ", compact layout" : "");
   out += fmt::format("\tIndex pages: {}, bytes per entry: {:.2f}, average leaf fill: {:.2f}\n",
                      s.index_pages, s.bytes_per_entry, s.avg_leaf_fill);
   out += "\n";
@@ -92,6 +93,8 @@ std::string format_json_object(const IndexInfo& info, const IndexStats& s, uint3
   out += fmt::format("\"unique\": {}, \"descending\": {}, \"page_size\": {}, ",
                      info.def.unique ? "true" : "false", info.def.descending ? "true" : "false",
                      page_size);
+  out += fmt::format("\"layout\": \"{}\", ",
+                     info.def.layout == NodeLayout::Compact ? "compact" : "firebird");
   out += fmt::format("\"root_page\": {}, \"depth\": {}, \"leaf_buckets\": {}, \"nodes\": {}, ",
                      s.root_page, s.depth, s.leaf_buckets, s.nodes);
   out += fmt::format("\"avg_node_length\": {}, \"total_dup\": {}, \"max_dup\": {}, ",
