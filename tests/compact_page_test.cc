@@ -40,8 +40,11 @@ TEST(CompactNode, ExplicitFiveByteRecno) {
 
 TEST(CompactNode, ExplicitLongPrefixAndLength) {
   Bytes d(16, 0x33);
-  Bytes want{0xC0, 0xFF, 20, 16};
-  want.insert(want.end(), d.begin(), d.end());
+  Bytes want(4 + d.size(), 0x33);  // header bytes, then the 16 data bytes
+  want[0] = 0xC0;
+  want[1] = 0xFF;
+  want[2] = 20;
+  want[3] = 16;
   EXPECT_EQ(enc({NodeKind::Entry, 0, 0, 20, d}, true, nullptr), want);
 }
 
