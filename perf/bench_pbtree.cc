@@ -15,8 +15,10 @@
 namespace pbtree::bench {
 namespace {
 
-IndexDefinition make_def(const FormatCase& fc, const char* name, bool unique) {
+IndexDefinition make_def(const FormatCase& fc, const char* name, bool unique,
+                         NodeLayout layout = NodeLayout::Firebird) {
   IndexDefinition def;
+  def.layout = layout;
   def.name = name;
   def.type = fc.type;
   def.format = fc.format;
@@ -25,7 +27,8 @@ IndexDefinition make_def(const FormatCase& fc, const char* name, bool unique) {
 }
 
 // One file with two indexes of the data set: ID (unique, record number = ID) and COL
-// (duplicates, record number = ID), both built by IndexFile::bulk_load and read through
+// (duplicates, record number = ID), both built by IndexFile::bulk_load in `layout` (contender
+// "pbtree": Firebird's nodes; "pbtree-compact": docs/FORMAT.md §2.9) and read through
 // IndexFile::tree() over the file's BufferPool, sized to a frame for every page of the file
 // (warmed by a full scan of both).
 struct PbtreeScanFixture {
@@ -37,20 +40,20 @@ struct PbtreeScanFixture {
   double id_bytes_per_entry = 0, col_bytes_per_entry = 0;
   KeyBuffer kb;
 
-  PbtreeScanFixture(const FormatCase& f, uint64_t rows) : fc(f) {
+  PbtreeScanFixture(const FormatCase& f, uint64_t rows, NodeLayout layout) : fc(f) {
     const Dataset& d = dataset(rows);
     idx = IndexFile::open_or_create(dir.file("bench.pbt"), kBenchPageSize);
     {
       EntryBatch b;
       b.reserve(rows, rows * 12);
       for (uint64_t i = 0; i < rows; ++i) b.add(make_key(fc, int64_t(i + 1), kb), i + 1, i);
-      idx->bulk_load(make_def(fc, "ID", true), b);
+      idx->bulk_load(make_def(fc, "ID", true, layout), b);
     }
     {
       EntryBatch b;
       b.reserve(rows, rows * 12);
       for (uint64_t i = 0; i < rows; ++i) b.add(make_key(fc, d.col[i], kb), i + 1, i);
-      idx->bulk_load(make_def(fc, "COL", false), b);
+      idx->bulk_load(make_def(fc, "COL", false, layout), b);
     }
     id_bytes_per_entry = idx->analyze("ID").bytes_per_entry;
     col_bytes_per_entry = idx->analyze("COL").bytes_per_entry;
@@ -252,7 +255,10 @@ void register_pbtree(const std::vector<uint64_t>& scan_sizes) {
   for (uint64_t rows : scan_sizes) {
     for (const FormatCase& fc : format_cases()) {
       register_scans<PbtreeScanFixture>("pbtree", fc.label(), rows, [fc, rows] {
-        return std::make_shared<PbtreeScanFixture>(fc, rows);
+        return std::make_shared<PbtreeScanFixture>(fc, rows, NodeLayout::Firebird);
+      });
+      register_scans<PbtreeScanFixture>("pbtree-compact", fc.label(), rows, [fc, rows] {
+        return std::make_shared<PbtreeScanFixture>(fc, rows, NodeLayout::Compact);
       });
     }
   }

@@ -179,8 +179,8 @@ def git_rev(root):
 
 
 def sort_key(r):
-    contender_rank = 0 if r["contender"] == "pbtree" else 1 + PEERS.index(r["contender"]) \
-        if r["contender"] in PEERS else 9
+    contender_rank = 0 if r["contender"] == "pbtree" else 0.5 if r["contender"] == "pbtree-compact" \
+        else 1 + PEERS.index(r["contender"]) if r["contender"] in PEERS else 9
     fmts = ["double", "rescaled-double", "decimal128", "bcd"]
     f = fmts.index(r["format"]) if r["format"] in fmts else 9
     return (r["rows"], contender_rank, f, r["variant"])
@@ -260,12 +260,87 @@ def targets(results):
     return out
 
 
+# Firebird 3.0.11, 8 KiB pages, the seed data (../shared/reference/seeds/
+# firebird-int64-index-keys.txt): (index, depth, leaf buckets, nodes).
+FIREBIRD3_SEED = {
+    "ID": [("BIGINT (rescaled double)", 3, 1475, 1000000),
+           ("BIGINT as idx_decimal (patched engine)", 3, 739, 1000000)],
+    "COL": [("BIGINT (rescaled double)", 3, 1157, 1000000),
+            ("BIGINT as idx_decimal (patched engine)", 2, 697, 1000000)],
+}
+
+
+def seed_section(seed_stats, command):
+    """Bytes per entry of the seed data's BIGINT indexes: pbtree (from `pbtree stat --json`)
+    next to Firebird 3's published figures."""
+    if not seed_stats:
+        return []
+    L = ["## Seed data: BIGINT index size next to Firebird 3", "",
+         "The proposal's data (data/seed/t_int.csv.zst, 10^6 rows; ID unique, COL with "
+         "duplicates), 8 KiB pages, record numbers = 0-based row ordinals (pbtree) or the "
+         "engine's (Firebird). bytes/entry = leaf buckets × page size / nodes. Target of the "
+         "compact layout with `--key-format auto`: ID ≤ 3.0 at depth 2, COL ≤ 4.5.", ""]
+    if command:
+        L += [f"Command: `{command}`", ""]
+    L += ["| index | store | layout | key format | depth | leaf buckets | nodes | "
+          "avg node length | bytes/entry |", "|---|---|---|---|---|---|---|---|---|"]
+    rows = []
+    for spec in seed_stats:
+        label, path = spec.split("=", 1)
+        with open(path) as f:
+            for ix in json.load(f):
+                bpe = ix["leaf_buckets"] * ix["page_size"] / ix["nodes"] if ix["nodes"] else 0
+                fmt = ix["key_format"] + (" (auto)" if "key_format_auto" in ix else "")
+                rows.append((ix["name"], f"| {ix['name']} | {label} | {ix['layout']} | {fmt} | "
+                             f"{ix['depth']} | {ix['leaf_buckets']} | {ix['nodes']} | "
+                             f"{ix['avg_node_length']:.2f} | {bpe:.2f} |"))
+    for name in ("ID", "COL"):
+        L += [r for n, r in rows if n == name]
+        for what, depth, leaves, nodes in FIREBIRD3_SEED[name]:
+            L.append(f"| {name} | Firebird 3.0.11 (published) | ODS 12 | {what} | {depth} | "
+                     f"{leaves} | {nodes} | | {leaves * 8192 / nodes:.2f} |")
+    L += [r for n, r in rows if n not in ("ID", "COL")]
+    L.append("")
+    return L
+
+
+def compact_section(results):
+    """pbtree-compact / pbtree (Firebird layout) on the same workload, format and rows."""
+    pairs = []
+    for r in sorted([x for x in results if x["contender"] == "pbtree-compact"], key=sort_key):
+        f = [x for x in results if x["contender"] == "pbtree" and x["workload"] == r["workload"]
+             and x["type"] == r["type"] and x["format"] == r["format"]
+             and x["rows"] == r["rows"] and x["variant"] == r["variant"]]
+        if f and "error" not in r and "error" not in f[0]:
+            pairs.append((r, f[0]))
+    if not pairs:
+        return []
+    L = ["## Compact layout vs Firebird layout (same run)", "",
+         "Time per operation of the same case on an index built with `--layout compact` "
+         "(contender pbtree-compact) over the one built with Firebird's nodes (contender "
+         "pbtree): < 1 means the compact layout is faster. bytes/entry of both.", "",
+         "| workload | type.format | rows | compact ns/op | firebird ns/op | "
+         "time ratio compact/firebird | compact bytes/entry | firebird bytes/entry |",
+         "|---|---|---|---|---|---|---|---|"]
+    for w in ORDER:
+        for c, f in [p for p in pairs if p[0]["workload"] == w]:
+            x = c["time"] / f["time"] if f["time"] else None
+            L.append(f"| {w} | {c['type']}.{c['format']} | {c['rows']} | {fmt_time(c['time'])} | "
+                     f"{fmt_time(f['time'])} | {x:.3f} | "
+                     f"{c.get('bpe') or 0:.2f} | {f.get('bpe') or 0:.2f} |")
+    L.append("")
+    return L
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
     ap.add_argument("--command", required=True, help="the exact command(s) that ran the suite")
     ap.add_argument("--repetitions", default="3 (median aggregate)")
     ap.add_argument("--elapsed", default="")
+    ap.add_argument("--seed-stat", action="append", default=[],
+                    help="LABEL=FILE: `pbtree stat --json` of the seed data (repeatable)")
+    ap.add_argument("--seed-command", default="", help="the commands that built the seed files")
     ap.add_argument("json", nargs="+")
     a = ap.parse_args()
     results, context = load(a.json)
@@ -314,6 +389,8 @@ def main():
     for t, v, e in targets(results):
         L.append(f"| {t} | {v} | {e} |")
     L.append("")
+    L += seed_section(a.seed_stat, a.seed_command)
+    L += compact_section(results)
     for w in ORDER + sorted({r["workload"] for r in results} - set(ORDER)):
         rs = sorted([r for r in results if r["workload"] == w], key=sort_key)
         if not rs:
@@ -338,7 +415,7 @@ def main():
                          fmt_time(r["time"]), fmt_rate(r.get("rate")),
                          f"{r['bpe']:.2f}" if r.get("bpe") else "—"]
                 for p in peers:
-                    x = ratio(results, r, p) if r["contender"] == "pbtree" else None
+                    x = ratio(results, r, p) if r["contender"].startswith("pbtree") else None
                     cells.append(f"{x:.3f}" if x is not None else "")
             L.append("| " + " | ".join(cells) + " |")
         L.append("")

@@ -6,7 +6,9 @@
 # median aggregate reported: with 2 the mean of both); (B) the insert cases once each (a single
 # iteration of 10^6 inserts). Most of the run is building the fixtures (10^6 and 10^7 rows per
 # key format and peer), not timing loops; 3 repetitions took 12.6 min, 2 keep it under 10 min
-# on 2 shared cores. Each pass's wall time is printed.
+# on 2 shared cores. Each pass's wall time is printed. Pass (C) loads the seed data
+# (data/seed/t_int.csv.zst) with the pbtree CLI in both layouts and passes `pbtree stat --json`
+# to report.py for the seed table (bytes per entry next to Firebird 3's published figures).
 #
 # Environment: PBTREE_BENCH_BUILD (build dir, default <repo>/build-release), PBTREE_BENCH_REPS,
 # PBTREE_BENCH_MIN_TIME (seconds per case, default 0.05), PBTREE_BENCH_LARGE=1 (bulk/insert
@@ -23,7 +25,7 @@ min_time=${PBTREE_BENCH_MIN_TIME:-0.05}
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPBTREE_BUILD_TESTS=OFF
 fi
-cmake --build "$build" -j2 --target pbtree-bench
+cmake --build "$build" -j2 --target pbtree-bench pbtree
 bin="$build/bin/pbtree-bench"
 out="$build/bench-results"
 mkdir -p "$out"
@@ -42,6 +44,28 @@ $cmd_b >"$out/inserts.stdout.json"
 elapsed=$(($(date +%s) - start))
 echo "run.sh: pass B took $(($(date +%s) - mid)) s" >&2
 
+# Pass C: the seed data's BIGINT indexes, Firebird layout (default key format) and compact layout
+# with --key-format auto; record numbers = 0-based row ordinals (load's default).
+cli="$build/bin/pbtree"
+seed="$root/data/seed/t_int.csv.zst"
+seed_cmd=""
+seed_args=()
+for layout in firebird compact; do
+  db="$out/seed-$layout.pbt"
+  rm -f "$db" "$db"-*
+  fmt=""
+  [ "$layout" = compact ] && fmt="--key-format auto"
+  for ix in "ID 1 --unique" "COL 2"; do
+    set -- $ix
+    c="pbtree load seed-$layout.pbt --index $1 --type bigint --layout $layout $fmt --input data/seed/t_int.csv.zst --column $2 ${3:-}"
+    "$cli" load "$db" --index "$1" --type bigint --layout "$layout" $fmt --input "$seed" --column "$2" ${3:-} >/dev/null
+    seed_cmd="$seed_cmd$c; "
+  done
+  "$cli" stat "$db" --json >"$out/seed-$layout.json"
+  seed_args+=(--seed-stat "pbtree=$out/seed-$layout.json")
+done
+seed_cmd="${seed_cmd}pbtree stat seed-<layout>.pbt --json"
+
 env_note=""
 for v in PBTREE_BENCH_BUILD PBTREE_BENCH_REPS PBTREE_BENCH_MIN_TIME PBTREE_BENCH_LARGE PBTREE_BENCH_SCAN_ROWS PBTREE_BENCH_BUILD_ROWS PBTREE_BENCH_INSERT_ROWS; do
   if [ -n "${!v:-}" ]; then env_note="$env_note$v=${!v} "; fi
@@ -50,5 +74,6 @@ python3 "$here/report.py" --out "$here/RESULTS.md" \
   --repetitions "pass A: $reps repetitions, median aggregate; pass B (inserts): single run" \
   --elapsed "$((elapsed / 60)) min $((elapsed % 60)) s" \
   --command "${env_note}perf/run.sh  =>  ${cmd_a#$root/} ; ${cmd_b#$root/}" \
+  --seed-command "$seed_cmd" "${seed_args[@]}" \
   "$out/suite.json" "$out/inserts.json"
 echo "run.sh: wrote $here/RESULTS.md in ${elapsed}s" >&2

@@ -205,6 +205,27 @@ TEST_F(CliChangeTest, AppendWithOtherTypeFails) {
             0);
 }
 
+TEST_F(CliChangeTest, AppendWithKeyFormatIsUsageError) {
+  const std::string in = dir_.write("more.csv", "1,20\n");
+  const std::string before = read_bytes(db_);
+  auto r = run({"load", db_, "--index", "I", "--append", "--key-format", "decimal128", "--input",
+                in, "--recno-column", "2"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--key-format defines a new index; --append inserts into the existing one "
+                       "as it was created"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(read_bytes(db_) == before) << "the file changed";
+}
+
+TEST_F(CliChangeTest, AppendWithLayoutIsUsageError) {
+  const std::string in = dir_.write("more.csv", "1,20\n");
+  auto r = run({"load", db_, "--index", "I", "--append", "--layout", "compact", "--input", in,
+                "--recno-column", "2"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--layout defines a new index"), std::string::npos) << r.err;
+}
+
 TEST_F(CliChangeTest, LoadWithoutTypeOrAppendIsUsageError) {
   const std::string in = dir_.write("more.csv", "1\n");
   auto r = run({"load", db_, "--index", "NEW", "--input", in});

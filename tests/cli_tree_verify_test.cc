@@ -1,5 +1,6 @@
 // `pbtree verify`: the OK summary, free pages left by merges, and violations: a page with a
 // bad checksum, an orphan page, a unique index holding an equal key twice, a missing index.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -112,6 +113,41 @@ TEST_F(CliVerifyTest, FreePagesAfterMergesAreCounted) {
   EXPECT_NE(r.out.find(" entries\n"), std::string::npos);
   EXPECT_EQ(r.out.find(" 0 free"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(", 135 entries\n"), std::string::npos) << r.out;  // 35 + 200 - 100
+}
+
+TEST_F(CliVerifyTest, FreeListShorterThanTheHeaderSaysIsAViolation) {
+  // Pages on the free list after the merges; then the header claims one more.
+  std::string csv;
+  for (int i = 0; i < 200; ++i) csv += std::to_string(1000 + i) + std::string(150, 'x') + "\n";
+  load({"--index", "M", "--type", "varchar(200)", "--input", dir_.write("m.csv", csv)});
+  {
+    auto s = IndexSession::open(db_, "M", true);
+    KeyBuffer k;
+    for (int i = 0; i < 200; ++i) {
+      const std::string v = std::to_string(1000 + i) + std::string(150, 'x');
+      build_key(s->info().def.type, s->info().def.format, Value::of_text(v), false, k);
+      s->tree().remove(k.bytes(), static_cast<uint64_t>(i));
+    }
+    s->commit();
+  }
+  uint32_t listed = 0;
+  {
+    PageFile f = PageFile::open(db_, true);
+    f.set_page_size(4096);
+    std::vector<uint8_t> page(4096);
+    f.read(kHeaderPage, page.data());
+    FileHeader h = decode_header_prefix(page.data(), kHeaderPrefixSize, db_);
+    ASSERT_GT(h.free_page_count, 0u);
+    listed = h.free_page_count;
+    ++h.free_page_count;
+    encode_header_page(h, page.data());
+    f.write(kHeaderPage, page.data());
+  }
+  auto r = run({"verify", db_});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out, fmt::format("violation: {}: the free list ends after {} of the header's {} free "
+                               "pages\n",
+                               db_, listed, listed + 1));
 }
 
 TEST_F(CliVerifyTest, NotAPbtreeFile) {

@@ -181,8 +181,18 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   load->add_flag("--progress", load_args.progress, "Progress messages on stderr");
   load->add_flag("--append", load_args.append,
                  "Insert into the existing index instead (all-or-nothing, durable at exit)");
-  load->callback([&load_args] {
+  load->callback([&load_args, load] {
     if (!load_args.append && load_args.type.empty()) throw CLI::RequiredError("--type");
+    if (!load_args.append) return;
+    // --append inserts into an index as it was created: options that define a new index
+    // would be ignored, so they are refused.
+    for (const char* o : {"--key-format", "--unique", "--descending", "--layout", "--page-size"}) {
+      if (load->count(o) > 0) {
+        throw CLI::ValidationError(std::string(o) +
+                                   " defines a new index; --append inserts "
+                                   "into the existing one as it was created");
+      }
+    }
   });
 
   StatArgs stat_args;

@@ -6,7 +6,7 @@
 // (so record numbers are unique per key and ascending within a run of duplicates), no two
 // equal non-NULL keys in a unique index. Over the whole file: every page is the header, the
 // index root page, a page of exactly one index, or a free page (type 9, or a released
-// b-tree page).
+// b-tree page); the free list is walked to its end and holds no page of an index.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -161,6 +161,23 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
   }
   uint64_t free_pages = 0;
   if (a.index.empty()) {
+    // The free list (header bytes 40..47, docs/FORMAT.md 2.6): IndexFile::free_list checks its
+    // length against the header's count (so a cycle is caught) and each page's type and link;
+    // here, no page on it may belong to an index.
+    try {
+      for (uint32_t p : index_file->free_list()) {
+        if (p < page_count && owner[p] != 0) {
+          std::string name = "?";
+          for (const IndexInfo& i : all) {
+            if (i.id + 1 == owner[p]) name = i.def.name;
+          }
+          violations.push_back(
+              fmt::format("page {}: on the free list but a page of index {}", p, name));
+        }
+      }
+    } catch (const std::exception& e) {
+      violations.push_back(e.what());
+    }
     std::vector<uint8_t> buf(ps);
     for (uint32_t p = 2; p < page_count; ++p) {
       if (owner[p] != 0) continue;
