@@ -6,6 +6,7 @@
 // the defaults.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
 #include <random>
@@ -312,6 +313,27 @@ TEST_P(ModelBtree, MatchesModel) {
             << " inserts refused" << std::endl;
 }
 
+// How gtest prints a configuration (test listings, failure messages).
+void PrintTo(const ModelConfig& c, std::ostream* os) {
+  *os << (c.unique ? "unique " : "") << (c.descending ? "descending " : "") << c.type << " "
+      << key_format_name(c.format) << " " << c.page_size << " B pages"
+      << (c.layout == NodeLayout::Compact ? " compact" : "");
+}
+
+// Test names such as 3_Unique_Descending_BigEndianInt_bigint_rescaled_double_4096.
+std::string config_name(const ::testing::TestParamInfo<ModelConfig>& info) {
+  static const char* const kShapes[] = {"ShortBytes", "BigEndianInt", "LongText", "Typed"};
+  const ModelConfig& c = info.param;
+  std::string name = std::to_string(info.index) + (c.unique ? "_Unique" : "_Dups") +
+                     (c.descending ? "_Descending_" : "_Ascending_") +
+                     kShapes[static_cast<int>(c.shape)] + "_" + c.type + "_" +
+                     std::string(key_format_name(c.format)) + "_" + std::to_string(c.page_size);
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Configurations, ModelBtree,
     ::testing::Values(
@@ -330,7 +352,8 @@ INSTANTIATE_TEST_SUITE_P(
         ModelConfig{false, false, KeyShape::Typed, 4096, "int128", KeyFormat::Bcd},
         ModelConfig{false, true, KeyShape::Typed, 4096, "numeric(12,2)", KeyFormat::Decimal128},
         ModelConfig{true, false, KeyShape::Typed, 4096, "smallint", KeyFormat::Bcd},
-        ModelConfig{false, false, KeyShape::Typed, 4096, "varchar(16)", KeyFormat::Text}));
+        ModelConfig{false, false, KeyShape::Typed, 4096, "varchar(16)", KeyFormat::Text}),
+    config_name);
 
 // The compact node layout (docs/FORMAT.md §2.9) under the same model.
 constexpr NodeLayout kCompact = NodeLayout::Compact;
@@ -346,7 +369,8 @@ INSTANTIATE_TEST_SUITE_P(
         ModelConfig{false, false, KeyShape::Typed, 4096, "bigint", KeyFormat::Decimal128, kCompact},
         ModelConfig{false, true, KeyShape::Typed, 4096, "numeric(12,2)", KeyFormat::Decimal128,
                     kCompact},
-        ModelConfig{true, false, KeyShape::Typed, 4096, "varchar(16)", KeyFormat::Text, kCompact}));
+        ModelConfig{true, false, KeyShape::Typed, 4096, "varchar(16)", KeyFormat::Text, kCompact}),
+    config_name);
 
 }  // namespace
 }  // namespace pbtree
