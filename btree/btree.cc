@@ -338,11 +338,12 @@ struct CursorOps {
 
   // Counts one move right of the cursor; more moves than the file has pages means the sibling
   // chain loops (a corrupt file).
-  static void count_hop(Cursor& c, const uint8_t* d) {
+  static void count_hop(Cursor& c, const uint8_t* d, bool left = false) {
     if (++c.hops_ <= 1024) return;
     PageFile& f = c.tree_->pool_.file();
     if (c.hops_ > f.file_size() / f.page_size() + 1)
-      corrupt(d, "the right sibling chain loops back");
+      corrupt(d, left ? "the left sibling chain loops back or does not link back"
+                      : "the right sibling chain loops back");
   }
 
   // Positions on the node at `offset` of `cur`; key_ holds the previous node's key if
@@ -510,11 +511,24 @@ struct CursorOps {
           c.page_.reset();
           return true;
         }
-        count_hop(c, d);
+        count_hop(c, d, true);
         uint32_t here = cur.ref().page_no();
         cur.reset();  // never latch right to left while holding a latch
+        if (left == here) {
+          throw CorruptError(
+              fmt::format("page {} (b-tree): left sibling is the page itself", here));
+        }
         ReadLatch l(t.pool_.pin(left));
-        if (!live_btree_page(l.data(), 0) || get_u32(l.data() + 16) != here) return false;
+        if (!live_btree_page(l.data(), 0) || get_u32(l.data() + 16) != here) {
+          // A split in progress (transient) or a broken link (lasting): the caller re-seeks;
+          // after kMaxReaderRestarts in a row it is corruption.
+          if (++c.left_link_restarts_ > kMaxReaderRestarts) {
+            throw CorruptError(fmt::format(
+                "page {} (b-tree): left sibling {} does not link back to it ({} re-seeks)", here,
+                left, kMaxReaderRestarts));
+          }
+          return false;
+        }
         cur = std::move(l);
         boundary = kToEnd;
         continue;
@@ -549,6 +563,7 @@ struct CursorOps {
         boundary = first;
         continue;
       }
+      c.left_link_restarts_ = 0;
       c.area_start_ = start;
       c.cache_pos_ = c.cache_.size();
       c.version_ = cur.ref().version();
@@ -571,7 +586,6 @@ struct CursorOps {
   static void seek_backward(Cursor& c, std::span<const uint8_t> key, uint64_t recno) {
     const BTree& t = *c.tree_;
     c.page_.reset();
-    int restarts = 0;
     for (;;) {
       PageFind f;
       ReadLatch cur(t.descend(key, recno, f), std::adopt_lock);
@@ -581,7 +595,7 @@ struct CursorOps {
                          FindMode::LowerBound);
       }
       if (fill_backward(c, cur, f.offset)) return;
-      count_restart(restarts, cur.data());
+      std::this_thread::yield();  // fill_backward released `cur` and counts the re-seeks
     }
   }
 
@@ -594,11 +608,10 @@ struct CursorOps {
 
   static void seek_last(Cursor& c) {
     c.page_.reset();
-    int restarts = 0;
     for (;;) {
       ReadLatch cur(c.tree_->descend_edge(true), std::adopt_lock);
       if (fill_backward(c, cur, kToEnd)) return;
-      count_restart(restarts, cur.data());
+      std::this_thread::yield();  // fill_backward released `cur` and counts the re-seeks
     }
   }
 

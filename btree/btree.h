@@ -110,7 +110,8 @@ class Cursor {
   uint32_t offset_ = 0;       // current node
   uint32_t next_offset_ = 0;  // forward: the node after it
   std::vector<uint8_t> key_;
-  uint64_t hops_ = 0;  // moves right so far (a loop guard)
+  uint64_t hops_ = 0;           // moves right so far (a loop guard)
+  int left_link_restarts_ = 0;  // re-seeks because a left sibling did not link back
   uint64_t recno_ = 0;
   // Backward: nodes of the current jump area before the position, with their keys.
   std::vector<Cached> cache_;

@@ -388,6 +388,57 @@ TEST_F(CorruptFile, RightSiblingLoopingBackStopsTheScan) {
             "page 3 (b-tree): first key sorts below the last key of the left sibling");
 }
 
+// The same scan backwards (last entry first).
+std::string scan_all_backward(const std::string& path, uint64_t* entries) {
+  try {
+    auto f = IndexFile::open(path);
+    *entries = 0;
+    ScanRange r;
+    r.backward = true;
+    for (Cursor c = f->tree(kIndex).scan(std::move(r)); c.valid(); c.next()) ++*entries;
+    return "";
+  } catch (const CorruptError& e) {
+    return e.what();
+  }
+}
+
+// A leaf whose left sibling is itself: a backward scan stops with an error (it crashed).
+TEST_F(CorruptFile, LeftSiblingPointingAtItselfStopsABackwardScan) {
+  ASSERT_EQ((*pristine_)[3 * kPageSize + 33], 0);                  // page 3 is a leaf
+  ASSERT_NE(get_u32(pristine_->data() + 3 * kPageSize + 20), 0u);  // with a left sibling
+  rewrite_page(3, [](uint8_t* page) { put_u32(page + 20, 3); });
+  uint64_t entries = 0;
+  EXPECT_EQ(scan_all_backward(path_, &entries), "page 3 (b-tree): left sibling is the page itself");
+}
+
+// A leaf whose left sibling does not link back (its right sibling is another page): a backward
+// scan re-seeks, counting each move left, and stops with an error once the moves exceed the
+// file's page count.
+TEST_F(CorruptFile, LeftSiblingNotLinkingBackStopsABackwardScan) {
+  // A leaf with a left sibling other than page 2; its left link is pointed at leaf 2, whose
+  // right sibling is another page.
+  const uint32_t pages = static_cast<uint32_t>(pristine_->size() / kPageSize);
+  uint32_t leaf = 0;
+  for (uint32_t p = 3; p < pages && leaf == 0; ++p) {
+    const uint8_t* d = pristine_->data() + size_t{p} * kPageSize;
+    if (d[0] == 7 && d[33] == 0 && get_u32(d + 20) != 0 && get_u32(d + 20) != 2) leaf = p;
+  }
+  ASSERT_NE(leaf, 0u);
+  ASSERT_EQ((*pristine_)[2 * kPageSize + 33], 0);  // page 2 is a leaf
+  rewrite_page(leaf, [](uint8_t* page) { put_u32(page + 20, 2); });
+  uint64_t entries = 0;
+  EXPECT_EQ(scan_all_backward(path_, &entries),
+            fmt::format("page {} (b-tree): the left sibling chain loops back or does not link back",
+                        leaf));
+}
+
+// The pristine file scans all its entries backwards too.
+TEST_F(CorruptFile, PristineFileScansEveryEntryBackward) {
+  uint64_t entries = 0;
+  EXPECT_EQ(scan_all_backward(*pristine_path_, &entries), "");
+  EXPECT_EQ(entries, static_cast<uint64_t>(kKeys));
+}
+
 // The pristine file scans all its entries.
 TEST_F(CorruptFile, PristineFileScansEveryEntry) {
   uint64_t entries = 0;
