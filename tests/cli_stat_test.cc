@@ -2,6 +2,9 @@
 // lines after it, the JSON keys, and a small demo run.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "tests/cli_test_util.h"
 
 namespace pbtree::tools {
@@ -95,6 +98,23 @@ TEST(CliStatTest, MissingFileIsError) {
   auto r = run({"stat", "/nonexistent/pbtree/x.pbt"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err.rfind("pbtree: ", 0), 0u);
+}
+
+TEST(CliDemoTest, ExistingOutputIsRefusedAndKept) {
+  ScratchDir dir("demo-exists");
+  const std::string path = dir.file("keep.txt");
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << "not a demo file";
+  }
+  auto r = run({"demo", "--rows", "10", "--data-dir", PBTREE_SOURCE_DIR "/data", "--output", path});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "pbtree: " + path +
+                       " exists: the demo writes a new file (remove it or choose another "
+                       "--output)\n");
+  std::ifstream f(path, std::ios::binary);
+  std::string kept((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, "not a demo file");
 }
 
 TEST(CliDemoTest, SmallDemoPrintsEveryIndexAndTable) {

@@ -150,6 +150,26 @@ TEST_F(CliVerifyTest, FreeListShorterThanTheHeaderSaysIsAViolation) {
                                db_, listed, listed + 1));
 }
 
+TEST_F(CliVerifyTest, KeyFormatTheTypeCannotUseIsAViolation) {
+  // Slot 0 (index I, integer, double keys): key format byte (slot offset 11) set to 8,
+  // rescaled double, which load refuses for integer.
+  {
+    PageFile f = PageFile::open(db_, true);
+    f.set_page_size(4096);
+    std::vector<uint8_t> page(4096);
+    f.read(1, page.data());
+    ASSERT_EQ(page[20 + 8], 2);   // integer
+    ASSERT_EQ(page[20 + 11], 0);  // double
+    page[20 + 11] = 8;
+    f.write(1, page.data());
+  }
+  auto r = run({"verify", db_});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out,
+            "violation: index I: key format rescaled-double cannot hold every value of integer; "
+            "allowed: double, decimal128, bcd\n");
+}
+
 TEST_F(CliVerifyTest, NotAPbtreeFile) {
   const std::string bad = dir_.write("bad.pbt", std::string(8192, 'x'));
   auto r = run({"verify", bad});

@@ -146,6 +146,12 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
   std::vector<uint32_t> owner(page_count, 0);
   uint64_t btree_pages = 0, entries = 0;
   for (const IndexInfo& info : indexes) {
+    // The slot's type and key format: a pair load would refuse cannot be read back.
+    try {
+      check_key_format(info.def.type, info.def.format);
+    } catch (const std::exception& e) {
+      violations.push_back(fmt::format("index {}: {}", info.def.name, e.what()));
+    }
     // BTree::verify stops at the first problem; the walk below goes on past corrupt pages.
     try {
       BufferPool pool(file, BufferPool::frames_for(size_t{16} << 20, ps));

@@ -95,7 +95,14 @@ void run_demo(const DemoOptions& options, std::ostream& out, std::ostream& err) 
                                  ? (fs::temp_directory_path() / "pbtree-demo.pbt").string()
                                  : options.output;
   std::error_code ec;
-  fs::remove(output, ec);
+  if (!options.output.empty() && fs::exists(fs::symlink_status(output, ec))) {
+    throw UsageError(
+        fmt::format("{} exists: the demo writes a new file (remove it or choose "
+                    "another --output)",
+                    output));
+  }
+  fs::remove(output, ec);  // the default file of an earlier demo
+  fs::remove(output + "-wal", ec);
   auto file = IndexFile::open_or_create(output, options.page_size);
   err << fmt::format("pbtree demo: data {}, file {}, page size {}\n", data.string(), output,
                      file->page_size());
