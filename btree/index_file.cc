@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <shared_mutex>
@@ -292,11 +293,39 @@ struct IndexFile::Impl {
 
 IndexFile::IndexFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 IndexFile::~IndexFile() {
-  // Best effort: changes through tree() are only promised durable after flush().
+  // Best effort: changes through tree() are only promised durable after flush(). Destroyed
+  // while an exception propagates (a change failed half-way): they are rolled back instead,
+  // never committed.
   try {
-    if (impl_ && impl_->writable && impl_->pool) flush();
+    if (impl_ && impl_->writable && impl_->pool) {
+      if (std::uncaught_exceptions() > 0) {
+        rollback();
+      } else {
+        flush();
+      }
+    }
   } catch (...) {
   }
+}
+
+void IndexFile::rollback() {
+  Impl& im = *impl_;
+  if (!im.writable || !im.pool) return;
+  // The trees and the pool go without writing a page: their dirty frames are dropped.
+  im.trees.clear();
+  im.allocator.reset();
+  im.pool.reset();
+  im.dirty = false;
+  // Pages evicted into the log since the last checkpoint are uncommitted frames: dropped.
+  Wal* wal = im.file.wal();
+  if (wal && !wal->failed()) wal->rollback();
+  // Header (page count, free list) and roots as of the last checkpoint.
+  std::vector<uint8_t> page(page_size());
+  im.file.read(kHeaderPage, page.data(), static_cast<uint8_t>(PageType::Header));
+  FileHeader h = decode_header_prefix(page.data(), page_size(), path());
+  im.file.read(kIndexRootPage, page.data(), static_cast<uint8_t>(PageType::IndexRoot));
+  im.slots = decode_index_root_page(page.data(), h.page_size, im.page_bound(), path());
+  im.header = h;
 }
 
 std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, bool writable, Io& io) {
@@ -353,6 +382,7 @@ std::unique_ptr<IndexFile> IndexFile::open_or_create(const std::string& path, ui
       FileHeader h;
       h.page_size = ps;
       h.page_count = 2;
+      h.file_id = new_file_id();
       encode_index_root_page({}, page.data(), ps);
       file.write(kIndexRootPage, page.data());
       encode_header_page(h, page.data());
@@ -363,7 +393,14 @@ std::unique_ptr<IndexFile> IndexFile::open_or_create(const std::string& path, ui
       throw;
     }
   }
-  return open(path, true);
+  try {
+    return open(path, true);
+  } catch (...) {
+    // A file this call created is not left behind.
+    ::unlink(path.c_str());
+    ::unlink(Wal::log_path(path).c_str());
+    throw;
+  }
 }
 
 const std::string& IndexFile::path() const {

@@ -172,6 +172,13 @@ class IndexFile {
   /// IoError; after one, the file must be reopened (the log refuses further work) and is at
   /// the previous checkpoint.
   void flush();
+  /// Drops every change through tree() since the last checkpoint (flush()): the trees and
+  /// the buffer pool are discarded without writing their dirty pages, the log's uncommitted
+  /// frames (pages evicted since) are dropped, and the header and index roots are read back
+  /// as of the last checkpoint. Nothing reaches the log's committed part or the file. BTree
+  /// references from tree() are invalid afterwards. The destructor does this instead of
+  /// flush() when it runs while an exception propagates. Throws IoError, CorruptError.
+  void rollback();
   /// Cost of the last checkpoint (this session's, else the one recorded in the header):
   /// pages and bytes written in place and bytes synced in the log (page/wal.h). A bulk load
   /// counts its new pages (written straight into the file) in all three.

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <mutex>
+#include <random>
 #include <stdexcept>
 
 namespace pbtree {
@@ -26,6 +28,16 @@ void encode_header_page(const FileHeader& h, uint8_t* page) {
   put_u32(page + 56, h.last_pages_written);
   put_u64(page + 64, h.last_bytes_written);
   put_u64(page + 72, h.last_bytes_synced);
+  put_u64(page + kFileIdOffset, h.file_id);
+}
+
+uint64_t new_file_id() {
+  static std::mutex mutex;
+  static std::random_device device;
+  std::lock_guard lock(mutex);
+  uint64_t id = 0;
+  while (id == 0) id = (uint64_t{device()} << 32) ^ device();
+  return id;
 }
 
 FileHeader decode_header_prefix(const uint8_t* bytes, size_t available, const std::string& path) {
@@ -64,6 +76,7 @@ FileHeader decode_header_prefix(const uint8_t* bytes, size_t available, const st
     h.last_bytes_written = get_u64(bytes + 64);
     h.last_bytes_synced = get_u64(bytes + 72);
   }
+  if (available >= kHeaderFileIdEnd) h.file_id = get_u64(bytes + kFileIdOffset);
   if (h.index_root_page != kIndexRootPage) {
     throw CorruptError(fmt::format("{}: index root page {} (expected {})", path, h.index_root_page,
                                    kIndexRootPage));

@@ -20,7 +20,10 @@
 //    60    4 reserved, 0
 //    64    8 last checkpoint: bytes written in place (pages × page size)
 //    72    8 last checkpoint: bytes of its batch made durable in the log (page/wal.h)
-//    80  ... reserved, 0, to the end of the page
+//    80    8 file id: random, nonzero, set when the file is created and never changed; the
+//            write-ahead log carries it (page/wal.h) and is replayed only into the file
+//            with the same id (0 in files created by builds before it; kFileIdOffset)
+//    88  ... reserved, 0, to the end of the page
 // (56..79 are 0 in files whose last change predates the write-ahead log.)
 //
 // Free page (page type 9; a page no index uses, on the free list, written by the page
@@ -73,8 +76,6 @@
 
 namespace pbtree {
 
-/// "PBTREE\r\n".
-inline constexpr uint8_t kFileMagic[8] = {0x50, 0x42, 0x54, 0x52, 0x45, 0x45, 0x0D, 0x0A};
 inline constexpr uint32_t kFormatVersion = 1;
 inline constexpr uint32_t kHeaderPage = 0;
 inline constexpr uint32_t kIndexRootPage = 1;
@@ -82,6 +83,8 @@ inline constexpr uint32_t kIndexRootPage = 1;
 inline constexpr size_t kHeaderPrefixSize = 56;
 /// Bytes of the header page up to the end of the last-checkpoint counters.
 inline constexpr size_t kHeaderStatsEnd = 80;
+/// Bytes of the header page up to the end of the file id.
+inline constexpr size_t kHeaderFileIdEnd = 88;
 inline constexpr size_t kIndexSlotSize = 48;
 /// Index root slot flag (byte 14): the tree uses the compact node layout (docs/FORMAT.md §2.9).
 inline constexpr uint8_t kSlotFlagCompact = 0x04;
@@ -105,7 +108,11 @@ struct FileHeader {
   uint32_t last_pages_written = 0;  ///< pages written in place by the last checkpoint
   uint64_t last_bytes_written = 0;  ///< bytes written in place by the last checkpoint
   uint64_t last_bytes_synced = 0;   ///< bytes of the last checkpoint's batch synced in the log
+  uint64_t file_id = 0;             ///< identity of the file (bytes 80..87), 0 = none
 };
+
+/// A new random nonzero file id.
+uint64_t new_file_id();
 
 /// Fills `page` (page_size bytes): type 1, magic and fields, zeros elsewhere.
 void encode_header_page(const FileHeader& header, uint8_t* page);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <boost/crc.hpp>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -78,10 +79,11 @@ PageFile PageFile::open(const std::string& path, bool writable, Io& io) {
   if (fd < 0) throw IoError(fmt::format("{}: cannot open: {}", path, errno_text()));
   PageFile file(io, fd, path, 0);
   if (!io.is_regular(fd)) throw IoError(fmt::format("{}: not a regular file", path));
+  const uint64_t id = file.file_id();
   if (writable) {
-    file.recovery_ = Wal::recover(io, fd, path);
+    file.recovery_ = Wal::recover(io, fd, path, id);
   } else {
-    file.wal_ = Wal::overlay(io, path);
+    file.wal_ = Wal::overlay(io, path, id);
     if (file.wal_) file.recovery_ = file.wal_->recovery();
   }
   return file;
@@ -90,7 +92,30 @@ PageFile PageFile::open(const std::string& path, bool writable, Io& io) {
 PageFile PageFile::create(const std::string& path, uint32_t page_size, Io& io) {
   int fd = io.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw IoError(fmt::format("{}: cannot create: {}", path, errno_text()));
-  return PageFile(io, fd, path, page_size);
+  PageFile file(io, fd, path, page_size);
+  // The file did not exist, so a log of that name belongs to none: never replay it into
+  // the new file.
+  const std::string log = Wal::log_path(path);
+  if (io.unlink(log) == 0) {
+    std::fprintf(stderr, "pbtree: warning: %s: log left without its file: removed\n", log.c_str());
+  }
+  return file;
+}
+
+uint64_t PageFile::file_id() const {
+  uint8_t head[kFileIdOffset + 8];
+  size_t done = 0;
+  while (done < sizeof head) {
+    ssize_t n = io_->pread(fd_, head + done, sizeof head - done, static_cast<off_t>(done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw IoError(fmt::format("{}: read at byte {}: {}", path_, done, errno_text()));
+    }
+    if (n == 0) return 0;
+    done += static_cast<size_t>(n);
+  }
+  if (std::memcmp(head + 16, kFileMagic, sizeof kFileMagic) != 0) return 0;
+  return get_u64(head + kFileIdOffset);
 }
 
 uint64_t PageFile::file_size() const {
@@ -200,7 +225,7 @@ void PageFile::enable_wal() {
   if (page_size_ == 0) throw UsageError(fmt::format("{}: page size not known", path_));
   if (wal_ && wal_->page_size() == page_size_ && !wal_->failed()) return;
   wal_.reset();
-  wal_ = Wal::open(*io_, fd_, path_, page_size_);
+  wal_ = Wal::open(*io_, fd_, path_, page_size_, file_id());
   recovery_ = wal_->recovery();
 }
 

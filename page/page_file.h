@@ -45,6 +45,13 @@ std::string page_type_name(uint8_t type);
 
 inline constexpr size_t kPageHeaderSize = 16;
 
+/// "PBTREE\r\n": bytes 16..23 of a pbtree file's header page (page/file_format.h).
+inline constexpr uint8_t kFileMagic[8] = {0x50, 0x42, 0x54, 0x52, 0x45, 0x45, 0x0D, 0x0A};
+/// The file id, 8 bytes at this offset of the header page (page/file_format.h): random and
+/// nonzero, set when the file is created; 0 in files created before it existed. The log
+/// carries it (page/wal.h) so a log is only ever replayed into its own file.
+inline constexpr size_t kFileIdOffset = 80;
+
 /// Little-endian field access on page bytes.
 inline uint16_t get_u16(const uint8_t* p) {
   uint16_t v;
@@ -84,7 +91,9 @@ class PageFile {
   /// the log emptied (Wal::recover); read-only, a committed batch is served from the log
   /// (Wal::overlay). Throws IoError naming the path.
   static PageFile open(const std::string& path, bool writable, Io& io = posix_io());
-  /// Creates a new file; throws IoError if it exists (O_EXCL) or cannot be created.
+  /// Creates a new file; throws IoError if it exists (O_EXCL) or cannot be created. A log
+  /// "<path>-wal" left without its file cannot belong to the new one: it is removed (warning
+  /// on stderr).
   static PageFile create(const std::string& path, uint32_t page_size, Io& io = posix_io());
 
   PageFile(PageFile&&) noexcept;
@@ -126,6 +135,9 @@ class PageFile {
       const std::function<void(const CheckpointStats&, uint8_t*)>& fill_header);
   /// What opening recovered from the log (writable opens).
   const WalRecovery& recovery() const { return recovery_; }
+  /// The file id stored in the header page in the file itself (kFileIdOffset), or 0 if the
+  /// file is too short or bytes 16..23 are not the pbtree magic. Throws IoError.
+  uint64_t file_id() const;
   Io& io() const { return *io_; }
 
  private:

@@ -7,6 +7,7 @@
 
 #include <boost/crc.hpp>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <random>
 
@@ -87,6 +88,8 @@ struct Scan {
   bool header_ok = false;
   uint32_t page_size = 0;
   uint64_t salt = 0;
+  uint64_t file_id = 0;                   // 0 in a version 1 log
+  uint64_t header_size = kWalHeaderSize;  // where frame 0 starts
   bool committed = false;
   uint32_t frames = 0;                 // valid frames read (committed or not)
   std::map<uint32_t, uint32_t> pages;  // page number -> frame index (valid frames)
@@ -102,9 +105,22 @@ Scan scan_log(Io& io, int fd, const std::string& path) {
     throw IoError(fmt::format("{}: fstat: {}", path, errno_text()));
   }
   uint8_t head[kWalHeaderSize];
-  if (s.size < kWalHeaderSize || !read_all(io, fd, head, kWalHeaderSize, 0, path)) return s;
-  if (std::memcmp(head, kWalMagic, 8) != 0 || get_u32(head + 8) != kWalVersion ||
-      get_u32(head + 24) != crc_of(head, 24) || !plausible_page_size(get_u32(head + 12))) {
+  if (s.size < kWalHeaderSizeV1 || !read_all(io, fd, head, kWalHeaderSizeV1, 0, path)) return s;
+  if (std::memcmp(head, kWalMagic, 8) != 0 || !plausible_page_size(get_u32(head + 12))) return s;
+  const uint32_t version = get_u32(head + 8);
+  if (version == kWalVersion1) {
+    if (get_u32(head + 24) != crc_of(head, 24)) return s;
+    s.header_size = kWalHeaderSizeV1;
+  } else if (version == kWalVersion) {
+    if (s.size < kWalHeaderSize ||
+        !read_all(io, fd, head + kWalHeaderSizeV1, kWalHeaderSize - kWalHeaderSizeV1,
+                  kWalHeaderSizeV1, path) ||
+        get_u32(head + 32) != crc_of(head, 32)) {
+      return s;
+    }
+    s.header_size = kWalHeaderSize;
+    s.file_id = get_u64(head + 24);
+  } else {
     return s;
   }
   s.header_ok = true;
@@ -112,7 +128,7 @@ Scan scan_log(Io& io, int fd, const std::string& path) {
   s.salt = get_u64(head + 16);
   const uint64_t frame_size = kWalFrameHeaderSize + s.page_size;
   std::vector<uint8_t> frame(frame_size);
-  uint64_t offset = kWalHeaderSize;
+  uint64_t offset = s.header_size;
   while (offset + kWalFrameHeaderSize <= s.size) {
     if (!read_all(io, fd, frame.data(), kWalFrameHeaderSize, offset, path)) break;
     uint32_t kind = get_u32(frame.data());
@@ -156,6 +172,15 @@ Scan scan_log(Io& io, int fd, const std::string& path) {
   return s;
 }
 
+// A committed batch of another file: says so on stderr (`action`: what happens to it).
+void warn_stale(const std::string& path, const Scan& s, uint64_t file_id, const char* action) {
+  std::fprintf(stderr,
+               "pbtree: warning: %s: committed log of another file (file id %016llx, the file "
+               "has %016llx): %s\n",
+               path.c_str(), static_cast<unsigned long long>(s.file_id),
+               static_cast<unsigned long long>(file_id), action);
+}
+
 }  // namespace
 
 std::string Wal::log_path(const std::string& db_path) {
@@ -185,7 +210,7 @@ Wal::~Wal() {
   if (writable_ && failure_.empty() && frame_count_ == 0) io_.unlink(log_path_);
 }
 
-WalRecovery Wal::recover(Io& io, int db_fd, const std::string& db_path) {
+WalRecovery Wal::recover(Io& io, int db_fd, const std::string& db_path, uint64_t file_id) {
   WalRecovery r;
   const std::string path = log_path(db_path);
   int fd = io.open(path, O_RDWR | O_CLOEXEC, 0);
@@ -196,10 +221,14 @@ WalRecovery Wal::recover(Io& io, int db_fd, const std::string& db_path) {
   r.log_found = true;
   try {
     Scan s = scan_log(io, fd, path);
-    if (s.committed) {
+    if (s.committed && s.file_id != file_id) {
+      // Stale: left by another file of this name; replaying it would corrupt this one.
+      warn_stale(path, s, file_id, "not replayed, removed");
+      r.stale = true;
+    } else if (s.committed) {
       std::vector<uint8_t> image(s.page_size);
       for (const auto& [page_no, index] : s.pages) {
-        uint64_t at = kWalHeaderSize + uint64_t{index} * (kWalFrameHeaderSize + s.page_size) +
+        uint64_t at = s.header_size + uint64_t{index} * (kWalFrameHeaderSize + s.page_size) +
                       kWalFrameHeaderSize;
         if (!read_all(io, fd, image.data(), s.page_size, at, path)) {
           throw IoError(fmt::format("{}: log shrank during recovery", path));
@@ -226,7 +255,7 @@ WalRecovery Wal::recover(Io& io, int db_fd, const std::string& db_path) {
   return r;
 }
 
-std::unique_ptr<Wal> Wal::overlay(Io& io, const std::string& db_path) {
+std::unique_ptr<Wal> Wal::overlay(Io& io, const std::string& db_path, uint64_t file_id) {
   const std::string path = log_path(db_path);
   int fd = io.open(path, O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) {
@@ -240,12 +269,15 @@ std::unique_ptr<Wal> Wal::overlay(Io& io, const std::string& db_path) {
     io.close(fd);
     throw;
   }
-  if (!s.committed) {
+  if (s.committed && s.file_id != file_id) warn_stale(path, s, file_id, "ignored");
+  if (!s.committed || s.file_id != file_id) {
     io.close(fd);
     return nullptr;
   }
   std::unique_ptr<Wal> wal(new Wal(io, -1, db_path, fd, s.page_size, false));
   wal->salt_ = s.salt;
+  wal->file_id_ = s.file_id;
+  wal->header_size_ = s.header_size;
   for (const auto& [page_no, index] : s.pages) wal->frames_[page_no] = Frame{index, s.crcs[index]};
   wal->frame_count_ = s.frames;
   wal->frame_crcs_ = s.crcs;
@@ -256,16 +288,18 @@ std::unique_ptr<Wal> Wal::overlay(Io& io, const std::string& db_path) {
   return wal;
 }
 
-std::unique_ptr<Wal> Wal::open(Io& io, int db_fd, const std::string& db_path, uint32_t page_size) {
+std::unique_ptr<Wal> Wal::open(Io& io, int db_fd, const std::string& db_path, uint32_t page_size,
+                               uint64_t file_id) {
   if (!plausible_page_size(page_size)) {
     throw UsageError(fmt::format("{}: bad page size {} for the log", db_path, page_size));
   }
-  WalRecovery r = recover(io, db_fd, db_path);
+  WalRecovery r = recover(io, db_fd, db_path, file_id);
   const std::string path = log_path(db_path);
   int fd = io.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) throw IoError(fmt::format("{}: cannot create: {}", path, errno_text()));
   std::unique_ptr<Wal> wal(new Wal(io, db_fd, db_path, fd, page_size, true));
   wal->recovery_ = r;
+  wal->file_id_ = file_id;
   std::lock_guard lock(wal->mutex_);
   wal->reset_locked();
   {
@@ -308,7 +342,8 @@ void Wal::reset_locked() {
   put_u32(head + 8, kWalVersion);
   put_u32(head + 12, page_size_);
   put_u64(head + 16, salt_);
-  put_u32(head + 24, crc_of(head, 24));
+  put_u64(head + 24, file_id_);
+  put_u32(head + 32, crc_of(head, 32));
   truncate_to(io_, log_fd_, kWalHeaderSize, log_path_);
   write_all(io_, log_fd_, head, kWalHeaderSize, 0, log_path_);
   sync(io_, log_fd_, log_path_);

@@ -21,16 +21,22 @@
 // Log file layout (integers little-endian; CRC = CRC-32C, Castagnoli, reflected,
 // init/xorout FFFFFFFF, as the page checksums):
 //
-//   Log header, 32 bytes at offset 0:
+//   Log header, 40 bytes at offset 0 (log format version 2):
 //     off size field
 //       0    8 magic "PBTWAL\r\n" (50 42 54 57 41 4C 0D 0A)
-//       8    4 log format version: 1
+//       8    4 log format version: 2
 //      12    4 page size of the db file (bytes)
 //      16    8 salt: random, new at every reset of the log; frames carry it
-//      24    4 CRC of bytes 0..23
-//      28    4 zero
+//      24    8 file id: the identity of the db file the log belongs to (bytes 80..87 of
+//              its header page, page/file_format.h; 0 for a file that has none)
+//      32    4 CRC of bytes 0..31
+//      36    4 zero
+//   Version 1 logs (older builds) have a 32-byte header: bytes 0..23 as above (version 1),
+//   24 CRC of bytes 0..23, 28 zero; their frames start at offset 32 and they carry file id 0.
+//   They are still read (and replayed into a file whose id is 0); this build writes version 2.
 //
-//   Frame i (page image), 24 + page_size bytes at offset 32 + i × (24 + page_size):
+//   Frame i (page image), 24 + page_size bytes at offset H + i × (24 + page_size), H the
+//   header size (40; 32 in a version 1 log):
 //       0    4 kind: 1 (page image)
 //       4    4 page number
 //       8    8 salt (the log header's)
@@ -51,7 +57,11 @@
 // A log is "committed" when its header is valid, frames 0..n-1 all carry the salt and a
 // good CRC, and the commit record that follows them has a good CRC, the salt, count n and the
 // batch CRC. Anything else (no commit record, a torn frame, a stale salt, garbage) is an
-// uncommitted batch and is discarded at open. The log holds one batch at most: it is emptied
+// uncommitted batch and is discarded at open. A committed log whose file id differs from the
+// db file's is *stale* (left behind by another file of that name, e.g. one deleted after a
+// failed in-place write): it is never replayed; a writable open removes it, a read-only open
+// ignores it, each with a warning on stderr. Creating a new db file removes any log of that
+// name first (PageFile::create). The log holds one batch at most: it is emptied
 // after every checkpoint and recovery.
 //
 // Errors: an I/O error anywhere in a checkpoint (or in applying a committed batch before an
@@ -73,8 +83,10 @@
 namespace pbtree {
 
 inline constexpr uint8_t kWalMagic[8] = {0x50, 0x42, 0x54, 0x57, 0x41, 0x4C, 0x0D, 0x0A};
-inline constexpr uint32_t kWalVersion = 1;
-inline constexpr size_t kWalHeaderSize = 32;
+inline constexpr uint32_t kWalVersion = 2;
+inline constexpr size_t kWalHeaderSize = 40;
+inline constexpr uint32_t kWalVersion1 = 1;
+inline constexpr size_t kWalHeaderSizeV1 = 32;
 inline constexpr size_t kWalFrameHeaderSize = 24;
 inline constexpr size_t kWalCommitSize = 40;
 
@@ -95,6 +107,7 @@ struct WalRecovery {
   uint32_t pages = 0;       ///< pages of that batch
   uint64_t checkpoint = 0;  ///< its checkpoint number
   uint32_t discarded = 0;   ///< uncommitted frames dropped
+  bool stale = false;       ///< a committed batch of another file (file id) was dropped
 };
 
 /// The log of one db file. Thread-safe (one internal mutex); the db descriptor is borrowed.
@@ -103,19 +116,21 @@ class Wal {
   /// "<db_path>-wal".
   static std::string log_path(const std::string& db_path);
 
-  /// Crash recovery for a writable open: if "<db>-wal" holds a committed batch, writes its
-  /// pages into `db_fd` and fdatasyncs it; then empties the log (length 0, fdatasync) and
-  /// removes it.
-  /// No log: nothing. Throws IoError.
-  static WalRecovery recover(Io& io, int db_fd, const std::string& db_path);
-  /// For a read-only open: a Wal serving the pages of a committed batch still in the log
-  /// (read() only), or nullptr if there is none. Throws IoError.
-  static std::unique_ptr<Wal> overlay(Io& io, const std::string& db_path);
+  /// Crash recovery for a writable open: if "<db>-wal" holds a committed batch of the file
+  /// `file_id` (the db file's identity, PageFile::file_id()), writes its pages into `db_fd`
+  /// and fdatasyncs it; then empties the log (length 0, fdatasync) and removes it. A
+  /// committed batch of another file id is stale: not replayed, removed with a warning on
+  /// stderr ("pbtree: warning: <log>: ..."). No log: nothing. Throws IoError.
+  static WalRecovery recover(Io& io, int db_fd, const std::string& db_path, uint64_t file_id);
+  /// For a read-only open: a Wal serving the pages of a committed batch of file `file_id`
+  /// still in the log (read() only), or nullptr if there is none (a stale batch of another
+  /// file id is ignored with a warning on stderr). Throws IoError.
+  static std::unique_ptr<Wal> overlay(Io& io, const std::string& db_path, uint64_t file_id);
   /// Opens (creating if missing) the log of a writable db for new batches; recovers first as
-  /// recover() does, then resets the log (header with a new salt, fdatasync).
+  /// recover() does, then resets the log (header with a new salt and `file_id`, fdatasync).
   /// `page_size` in bytes. Throws IoError.
   static std::unique_ptr<Wal> open(Io& io, int db_fd, const std::string& db_path,
-                                   uint32_t page_size);
+                                   uint32_t page_size, uint64_t file_id);
 
   ~Wal();
   Wal(const Wal&) = delete;
@@ -170,7 +185,7 @@ class Wal {
     uint32_t crc;    // frame CRC
   };
   uint64_t frame_offset(uint32_t index) const {
-    return kWalHeaderSize + uint64_t{index} * (kWalFrameHeaderSize + page_size_);
+    return header_size_ + uint64_t{index} * (kWalFrameHeaderSize + page_size_);
   }
   void check_usable() const;  // mutex held
   void fail(const std::string& what);
@@ -189,8 +204,10 @@ class Wal {
   uint32_t page_size_ = 0;
   bool writable_ = false;
   uint64_t salt_ = 0;
-  std::map<uint32_t, Frame> frames_;  // page number -> its frame
-  bool committed_ = false;            // frames_ are a committed batch not yet applied
+  uint64_t file_id_ = 0;                   // the db file's identity, in the log header
+  uint64_t header_size_ = kWalHeaderSize;  // 32 when serving a version 1 log
+  std::map<uint32_t, Frame> frames_;       // page number -> its frame
+  bool committed_ = false;                 // frames_ are a committed batch not yet applied
   uint32_t frame_count_ = 0;
   std::vector<uint32_t> frame_crcs_;  // by frame index
   WalRecovery recovery_;

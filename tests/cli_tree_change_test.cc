@@ -1,16 +1,35 @@
 // `pbtree insert`, `pbtree delete` and `pbtree load --append`: happy paths (the change is
 // visible to a later process-equivalent run and the file verifies) and every error path
 // (exit 1, exact message, file bytes unchanged).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "keys/key.h"
+#include "page/page_file.h"
+#include "page/wal.h"
 #include "tests/cli_tree_test_util.h"
+#include "tools/index_session.h"
 
 namespace pbtree::tools {
 namespace {
 
 using testing::CliTreeTest;
+using testing::numbers;
 using testing::read_bytes;
 using testing::run;
+
+// Sets the 16-bit field at `offset` of page `page_no` of `path` (4096-byte pages) to `value`
+// and re-stamps the page checksum: a page that reads fine but is malformed.
+void patch_u16(const std::string& path, uint32_t page_no, size_t offset, uint16_t value) {
+  std::string bytes = read_bytes(path);
+  uint8_t* page = reinterpret_cast<uint8_t*>(bytes.data()) + uint64_t{page_no} * 4096;
+  put_u16(page + offset, value);
+  put_u32(page + 4, page_checksum(page, 4096));
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
 
 class CliChangeTest : public CliTreeTest {
  protected:
@@ -27,6 +46,69 @@ class CliChangeTest : public CliTreeTest {
     EXPECT_EQ(v.code, 0) << v.out << v.err;
   }
 };
+
+// 1..100000 in index I of s.pbt (4096-byte pages), then leaf page 3 with btr_length 0.
+class CliChangeCorruptTest : public CliChangeTest {
+ protected:
+  void SetUp() override {
+    db_ = dir_.file("s.pbt");
+    const std::string csv = dir_.write("big.csv", numbers(1, 100000));
+    load({"--index", "I", "--type", "integer", "--input", csv});
+    patch_u16(db_, 3, 30, 0);
+  }
+};
+
+TEST_F(CliChangeCorruptTest, FailedInsertChangesNothing) {
+  ASSERT_EQ(run({"insert", db_, "--index", "I", "0", "123451"}).code, 0);
+  const std::string before = read_bytes(db_);
+  expect_error(run({"insert", db_, "--index", "I", "--", "-1", "123452"}), before,
+               "page 3 (b-tree): btr_length 0 outside [71, 4096] (jump size 31)");
+  EXPECT_FALSE(std::filesystem::exists(Wal::log_path(db_)));
+  EXPECT_EQ(run({"find", db_, "--index", "I", "--", "-1"}).out, "");
+}
+
+TEST_F(CliChangeCorruptTest, FailedAppendChangesNothing) {
+  const std::string in = dir_.write("neg.csv", "-1\n-2\n-3\n-4\n-5\n");
+  const std::string before = read_bytes(db_);
+  expect_error(run({"load", db_, "--index", "I", "--append", "--input", in}), before,
+               "page 3 (b-tree): btr_length 0 outside [71, 4096] (jump size 31)");
+  EXPECT_FALSE(std::filesystem::exists(Wal::log_path(db_)));
+  EXPECT_EQ(run({"find", db_, "--index", "I", "--", "-1"}).out, "");
+}
+
+TEST_F(CliChangeTest, FailedAppendOnCorruptFreeListChangesNothing) {
+  // 1..5000 in index F of f.pbt, then 1000..2600 deleted: emptied leaves join the free list.
+  db_ = dir_.file("f.pbt");
+  load({"--index", "F", "--type", "integer", "--input", dir_.write("f.csv", numbers(1, 5000))});
+  {
+    auto s = IndexSession::open(db_, "F", true);
+    const IndexDefinition& def = s->info().def;
+    KeyBuffer k;
+    for (int i = 1000; i <= 2600; ++i) {
+      build_key(def.type, def.format, parse_value(def.type, std::to_string(i)), false, k);
+      s->tree().remove(k.bytes(), static_cast<uint64_t>(i - 1));
+    }
+    s->commit();
+  }
+  // The head free page points outside the file.
+  const std::string header = read_bytes(db_).substr(0, 48);
+  const uint32_t pages = get_u32(reinterpret_cast<const uint8_t*>(header.data()) + 32);
+  const uint32_t head = get_u32(reinterpret_cast<const uint8_t*>(header.data()) + 40);
+  ASSERT_NE(head, 0u);
+  {
+    std::string bytes = read_bytes(db_);
+    uint8_t* page = reinterpret_cast<uint8_t*>(bytes.data()) + uint64_t{head} * 4096;
+    put_u32(page + 16, 999);
+    put_u32(page + 4, page_checksum(page, 4096));
+    std::ofstream(db_, std::ios::binary | std::ios::trunc) << bytes;
+  }
+  const std::string in = dir_.write("back.csv", numbers(1000, 2600));
+  const std::string before = read_bytes(db_);
+  expect_error(
+      run({"load", db_, "--index", "F", "--append", "--input", in, "--recno-column", "1"}), before,
+      fmt::format("{}: page {} (free): next free page 999 outside [2, {})", db_, head, pages));
+  EXPECT_FALSE(std::filesystem::exists(Wal::log_path(db_)));
+}
 
 TEST_F(CliChangeTest, InsertThenFind) {
   auto r = run({"insert", db_, "--index", "I", "4", "9"});

@@ -88,16 +88,16 @@ TEST(WalLog, WritesStayInTheLogUntilTheCommittedBatchIsApplied) {
   TempPath tmp;
   make_db(tmp.path(), 0x10);
   WalFile w(tmp.path());
-  EXPECT_EQ(log_size(tmp.path()), 32u);
+  EXPECT_EQ(log_size(tmp.path()), kWalHeaderSize);
   w.put(2, 0xA2);
   EXPECT_EQ(raw_byte(tmp.path(), 2), 0x12);
   std::vector<uint8_t> page(kPs);
   w.file.read(2, page.data());
   EXPECT_EQ(page[100], 0xA2);
-  EXPECT_EQ(log_size(tmp.path()), 32u + 24 + kPs);
+  EXPECT_EQ(log_size(tmp.path()), kWalHeaderSize + 24 + kPs);
   w.file.checkpoint(1, 5, header);
   // Committed: header frame and commit record appended, nothing in place yet.
-  EXPECT_EQ(log_size(tmp.path()), 32u + 2 * (24 + kPs) + 40);
+  EXPECT_EQ(log_size(tmp.path()), kWalHeaderSize + 2 * (24 + kPs) + 40);
   EXPECT_TRUE(w.file.wal()->holds_committed_batch());
   EXPECT_EQ(w.file.wal()->pending_pages(), 0u);
   EXPECT_EQ(raw_byte(tmp.path(), 2), 0x12);
@@ -108,7 +108,7 @@ TEST(WalLog, WritesStayInTheLogUntilTheCommittedBatchIsApplied) {
   EXPECT_FALSE(w.file.wal()->holds_committed_batch());
   EXPECT_EQ(raw_byte(tmp.path(), 2), 0xA2);
   EXPECT_EQ(raw_byte(tmp.path(), 0), 0xEE);
-  EXPECT_EQ(log_size(tmp.path()), 32u);
+  EXPECT_EQ(log_size(tmp.path()), kWalHeaderSize);
 }
 
 TEST(WalLog, NextWriteAppliesTheCommittedBatchFirst) {
@@ -121,7 +121,7 @@ TEST(WalLog, NextWriteAppliesTheCommittedBatchFirst) {
   EXPECT_EQ(raw_byte(tmp.path(), 2), 0xA2);
   EXPECT_EQ(raw_byte(tmp.path(), 0), 0xEE);
   EXPECT_EQ(raw_byte(tmp.path(), 3), 0x13);
-  EXPECT_EQ(log_size(tmp.path()), 32u + 24 + kPs);
+  EXPECT_EQ(log_size(tmp.path()), kWalHeaderSize + 24 + kPs);
   EXPECT_EQ(w.file.wal()->pending_pages(), 1u);
 }
 
@@ -183,7 +183,7 @@ TEST(WalLog, RewrittenPageKeepsOneFrame) {
   w.put(3, 0xA3);
   w.put(3, 0xB3);
   w.put(3, 0xC3);
-  EXPECT_EQ(log_size(tmp.path()), 32u + 24 + kPs);
+  EXPECT_EQ(log_size(tmp.path()), kWalHeaderSize + 24 + kPs);
   EXPECT_EQ(w.file.wal()->pending_pages(), 1u);
   w.file.checkpoint(1, 5, {});
   w.file.wal()->apply();
@@ -332,7 +332,7 @@ TEST(WalLog, CorruptFrameStopsTheScan) {
   // Flip one image byte of the second frame: its CRC fails, the batch is not committed.
   int fd = ::open(Wal::log_path(tmp.path()).c_str(), O_RDWR);
   uint8_t b = 0x55;
-  ASSERT_EQ(::pwrite(fd, &b, 1, 32 + (24 + kPs) + 24 + 200), 1);
+  ASSERT_EQ(::pwrite(fd, &b, 1, kWalHeaderSize + (24 + kPs) + 24 + 200), 1);
   ::close(fd);
   PageFile f = PageFile::open(tmp.path(), true);
   EXPECT_FALSE(f.recovery().replayed);

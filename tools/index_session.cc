@@ -20,10 +20,20 @@ struct IndexSession::Impl {
   std::unique_ptr<IndexFile> file;
   IndexInfo info;
   BTree* tree = nullptr;
+  bool committed = false;
 };
 
 IndexSession::IndexSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-IndexSession::~IndexSession() = default;
+IndexSession::~IndexSession() {
+  // Not committed: the change failed (or was abandoned); none of it may be committed by
+  // the file's destructor.
+  if (!impl_->committed) {
+    try {
+      impl_->file->rollback();
+    } catch (...) {
+    }
+  }
+}
 
 std::unique_ptr<IndexSession> IndexSession::open(const std::string& path, const std::string& name,
                                                  bool writable) {
@@ -49,6 +59,7 @@ uint32_t IndexSession::page_size() const {
 
 void IndexSession::commit() {
   impl_->file->flush();
+  impl_->committed = true;
 }
 
 }  // namespace pbtree::tools

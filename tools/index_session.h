@@ -3,6 +3,8 @@
 // command. commit() writes every dirty page, fsyncs, then rewrites the index root page and
 // header and fsyncs again (IndexFile::flush). Pages the tree released and did not reuse stay
 // in the file as b-tree pages flagged btr_released; `pbtree verify` counts them as free.
+// A writable session destroyed without commit() (a change failed half-way) rolls back
+// (IndexFile::rollback): nothing of it reaches the log or the file.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,7 @@ class IndexSession {
   /// UsageError("<path>: no index named X").
   static std::unique_ptr<IndexSession> open(const std::string& path, const std::string& name,
                                             bool writable);
+  /// Without commit(), rolls every change back (see the file comment).
   ~IndexSession();
 
   BTree& tree();
