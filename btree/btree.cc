@@ -306,6 +306,10 @@ IndexNode node_with_key(const uint8_t* page, uint32_t page_size, uint32_t offset
     JumpNode j = decode_jump_node(page, first, jpos);
     jpos += j.size;
     if (j.node_offset > offset) break;
+    // fast_load may leave a jump node on the END_BUCKET: its jump key is a prefix of the right
+    // sibling's first key, not this page's last key, so start from the previous target.
+    if (j.node_offset == offset && decode_node(page, length, offset, leaf, nullptr).is_marker())
+      break;
     if (j.prefix > key.size()) corrupt(page, fmt::format("jump node {}: bad prefix", i));
     append_suffix(key, j.prefix, j.data, j.length);
     pos = j.node_offset;
@@ -562,7 +566,10 @@ struct CursorOps {
         pos = n.end();
       }
       if (c.cache_.empty()) {
-        boundary = first;
+        // Nothing between the area start and `boundary`: the area start is a marker (fast_load
+        // may give the END_BUCKET a jump node, docs/FORMAT.md §2.4) or `boundary` itself. The
+        // entries before it lie in the previous jump area, not necessarily on the left page.
+        boundary = start;
         continue;
       }
       c.left_link_restarts_ = 0;

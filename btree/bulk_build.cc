@@ -271,7 +271,12 @@ void FastLoader::add_node(uint32_t level_no, std::span<const uint8_t> key, uint6
   level.last_prefix = prefix;
   level.key.assign(key.begin(), key.end());
 
-  if (options_.jump_interval != 0 && level.new_area < level.length) {
+  // Never a jump node for the page's first node (at kBtreeHeaderSize while filling): Firebird's
+  // fast_load makes jump nodes only for nodes after the first jump area, and find_in_page and
+  // decode_jump_table reject a jump node pointing at the first node. A first key longer than
+  // the jump interval would otherwise get one.
+  if (options_.jump_interval != 0 && level.new_area < level.length &&
+      level.last_offset > kBtreeHeaderSize) {
     std::span<const uint8_t> jump_key = key.first(prefix);
     uint32_t jp = common_prefix(level.jump_key, jump_key);
     uint32_t js = jump_node_size(jp, prefix - jp);

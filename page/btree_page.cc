@@ -45,6 +45,21 @@ uint64_t get_varint(const uint8_t* page, uint32_t limit, uint32_t& pos, int max_
                             max_bytes));
 }
 
+// A jump node's target must lie after the page's first node (at `first`) and before
+// btr_length: Firebird's fast_load never makes a jump node for the first node, and a search
+// starting there gains nothing. One check, one message, for decode_jump_table (verify) and
+// find_in_page (every search).
+void check_jump_target(const uint8_t* page, uint32_t index, uint32_t target, uint32_t first,
+                       uint32_t limit) {
+  if (target == first) {
+    corrupt(page, fmt::format("jump node {} points at the first node (offset {})", index, target));
+  }
+  if (target < first || target >= limit) {
+    corrupt(page, fmt::format("jump node {} points at offset {} outside ({}, {})", index, target,
+                              first, limit));
+  }
+}
+
 size_t common_prefix(std::span<const uint8_t> a, std::span<const uint8_t> b) {
   size_t n = std::min(a.size(), b.size());
   size_t i = 0;
@@ -553,10 +568,7 @@ std::vector<JumpEntry> decode_jump_table(const uint8_t* page, uint32_t page_size
       corrupt(page, fmt::format("jump node {} has prefix {} beyond the previous jump key ({})", i,
                                 j.prefix, key.size()));
     }
-    if (j.node_offset < first || j.node_offset >= h.length) {
-      corrupt(page, fmt::format("jump node {} points at offset {} outside [{}, {})", i,
-                                j.node_offset, first, h.length));
-    }
+    check_jump_target(page, i, j.node_offset, first, h.length);
     key.resize(j.prefix);
     key.insert(key.end(), j.data, j.data + j.length);
     out.push_back(JumpEntry{key, j.node_offset});
@@ -778,10 +790,7 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
     }
     if (j.length != 0) std::memcpy(jump_key + j.prefix, j.data, j.length);
     jump_len = j.prefix + j.length;
-    if (j.node_offset <= first || j.node_offset >= limit) {
-      corrupt(page, fmt::format("jump node {} points at offset {} outside ({}, {})", i,
-                                j.node_offset, first, limit));
-    }
+    check_jump_target(page, i, j.node_offset, first, limit);
     const size_t m = std::min<size_t>(jump_len, ks);
     size_t d = 0;
     while (d < m && jump_key[d] == key[d]) ++d;

@@ -299,8 +299,8 @@ struct JumpEntry {
   uint16_t node_offset = 0;
 };
 /// Decodes the whole jump table of `page` and checks Firebird's invariants (validation.cpp):
-/// offsets within [39 + jump_size, btr_length), first prefix 0, each prefix <= the previous
-/// jump key length, entries within jump_size. Throws CorruptError.
+/// offsets within (39 + jump_size, btr_length): never the first node, first prefix 0, each prefix
+/// <= the previous jump key length, entries within jump_size. Throws CorruptError.
 std::vector<JumpEntry> decode_jump_table(const uint8_t* page, uint32_t page_size);
 
 /// Jump interval (jumpAreaSize, bytes) of a single-segment index whose longest key is

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "btree/bulk_build.h"
 #include "btree/index_file.h"
 #include "page/btree_page.h"
 #include "page/file_format.h"
@@ -515,6 +516,44 @@ TEST(BtreeBulkLoad, DeepTreeWithLongKeys) {
   EXPECT_EQ(st.nodes, 200u);
   EXPECT_GE(st.depth, 4u);
   check_tree_against_model(*f, info, model, false);
+}
+
+// Keys longer than the jump interval (1300 bytes, varchar(2000): interval 1216): the first node of
+// a page passes the first jump area by itself but gets no jump node (Firebird's fast_load;
+// find_in_page rejects one). Ten 1305-byte nodes: leaf 0 holds entries 0..4 and the END_BUCKET
+// copy of 5 with jump nodes on nodes 1..5 (the last on the END_BUCKET), leaf 1 entries 5..9
+// with jump nodes on 6..9; every jump node points past its page's first node.
+TEST(BtreeBulkLoad, NoJumpNodeOnTheFirstNodeOfAPage) {
+  FastLoader::Options o;
+  o.page_size = 8192;
+  o.jump_interval = jump_area_size(2000, false);
+  ASSERT_EQ(o.jump_interval, 1216);
+  std::vector<std::vector<uint8_t>> pages;
+  FastLoader loader(o, [&](uint32_t page_no, uint8_t* page) {
+    put_u32(page + 12, page_no);
+    pages.resize(std::max<size_t>(pages.size(), page_no + 1));
+    pages[page_no].assign(page, page + o.page_size);
+  });
+  for (int i = 0; i < 10; ++i) {
+    Bytes k(1300, 'q');
+    k[0] = static_cast<uint8_t>('0' + i);
+    loader.add(k, static_cast<uint64_t>(i));
+  }
+  loader.finish();
+  size_t leaves = 0, entries = 0, jumps = 0;
+  for (const auto& p : pages) {
+    if (p[33] != 0) continue;
+    ++leaves;
+    const uint32_t first = kBtreeHeaderSize + read_btree_header(p.data()).jump_size;
+    for (const JumpEntry& j : decode_jump_table(p.data(), o.page_size)) {
+      EXPECT_GT(j.node_offset, first) << "page " << get_u32(p.data() + 12);
+      ++jumps;
+    }
+    entries += decode_page(p.data(), o.page_size).entries.size();
+  }
+  EXPECT_EQ(leaves, 2u);
+  EXPECT_EQ(entries, 10u);
+  EXPECT_EQ(jumps, 9u);
 }
 
 TEST(BtreeIndexFile, PageSizeMismatchIsUsageError) {

@@ -8,10 +8,12 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <random>
 #include <set>
 
+#include "btree/index_file.h"
 #include "btree_tree_fixture.h"
 
 namespace pbtree {
@@ -35,7 +37,9 @@ uint64_t env_u64(const char* name, uint64_t fallback) {
 }
 
 // Typed: real normalized keys of `type` in `format` (build_key), one index per key format.
-enum class KeyShape { ShortBytes, BigEndianInt, LongText, Typed };
+// VeryLongText: text keys up to the longest varchar of the page size (page_size/4 - 9 bytes),
+// often with long runs of one byte: pages of a few nodes, nodes longer than the jump interval.
+enum class KeyShape { ShortBytes, BigEndianInt, LongText, Typed, VeryLongText };
 
 struct ModelConfig {
   bool unique;
@@ -55,7 +59,8 @@ class ModelRun {
         rng_(seed),
         model_(EntryLess{cfg.descending}) {
     // A pool of distinct keys, small enough that keys repeat (duplicates), plus NULL.
-    const size_t pool_size = cfg.shape == KeyShape::LongText ? 3000 : 20000;
+    const size_t pool_size =
+        cfg.shape == KeyShape::LongText || cfg.shape == KeyShape::VeryLongText ? 3000 : 20000;
     auto less = [](const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
       return compare_index_keys(a, b, false) < 0;
     };
@@ -90,6 +95,13 @@ class ModelRun {
       case KeyShape::LongText: {
         size_t len = 1 + rng_() % 200;
         for (size_t i = 0; i < len; ++i) k.push_back(static_cast<uint8_t>('a' + rng_() % 3));
+        break;
+      }
+      case KeyShape::VeryLongText: {
+        const size_t len = 1 + rng_() % (cfg_.page_size / 4 - 9);
+        const size_t run = rng_() % 2 == 0 ? rng_() % len : 0;
+        for (size_t i = 0; i < len; ++i)
+          k.push_back(static_cast<uint8_t>(i < run ? 'a' : 'a' + rng_() % 3));
         break;
       }
       case KeyShape::Typed:
@@ -322,7 +334,8 @@ void PrintTo(const ModelConfig& c, std::ostream* os) {
 
 // Test names such as 3_Unique_Descending_BigEndianInt_bigint_rescaled_double_4096.
 std::string config_name(const ::testing::TestParamInfo<ModelConfig>& info) {
-  static const char* const kShapes[] = {"ShortBytes", "BigEndianInt", "LongText", "Typed"};
+  static const char* const kShapes[] = {"ShortBytes", "BigEndianInt", "LongText", "Typed",
+                                        "VeryLongText"};
   const ModelConfig& c = info.param;
   std::string name = std::to_string(info.index) + (c.unique ? "_Unique" : "_Dups") +
                      (c.descending ? "_Descending_" : "_Ascending_") +
@@ -371,6 +384,151 @@ INSTANTIATE_TEST_SUITE_P(
                     kCompact},
         ModelConfig{true, false, KeyShape::Typed, 4096, "varchar(16)", KeyFormat::Text, kCompact}),
     config_name);
+
+// Keys up to the page size's limit through inserts and removes (page splits and merges of
+// pages holding a few long nodes; encode_page's jump nodes).
+INSTANTIATE_TEST_SUITE_P(LongKeys, ModelBtree,
+                         ::testing::Values(ModelConfig{false, false, KeyShape::VeryLongText, 4096},
+                                           ModelConfig{true, true, KeyShape::VeryLongText, 4096},
+                                           ModelConfig{false, true, KeyShape::VeryLongText, 8192},
+                                           ModelConfig{false, false, KeyShape::VeryLongText, 4096,
+                                                       "bigint", KeyFormat::RescaledDouble,
+                                                       kCompact}),
+                         config_name);
+
+// ---- Long keys through the bulk loader (fast_load) and then the living tree ----
+//
+// Random keys of 1 .. page_size/4 - 9 bytes (the longest varchar; descending keys one byte
+// more at most), many sharing long prefixes, so pages hold few nodes, nodes pass the jump
+// interval and fast_load leaves jump nodes on END_BUCKETs and long first nodes. A bulk load,
+// then inserts and removes through the living tree; after each phase full forward and
+// backward scans, random bounded scans in both directions and finds are compared with a
+// sorted model (a std::set of (key, record number) in index order: a multimap whose
+// duplicates are ordered by record number).
+struct LongKeyConfig {
+  uint32_t page_size;
+  bool descending;
+};
+
+void PrintTo(const LongKeyConfig& c, std::ostream* os) {
+  *os << c.page_size << " B pages" << (c.descending ? " descending" : "");
+}
+
+class ModelLongKeys : public ::testing::TestWithParam<LongKeyConfig> {
+ protected:
+  using Model = std::set<Entry, EntryLess>;
+
+  std::vector<uint8_t> make_key(std::mt19937_64& rng, size_t max_len) const {
+    const size_t len = 1 + rng() % max_len;
+    const size_t run = rng() % 2 == 0 ? rng() % len : 0;  // a long shared prefix of 'a's
+    std::vector<uint8_t> k(len);
+    for (size_t i = 0; i < len; ++i) k[i] = static_cast<uint8_t>(i < run ? 'a' : 'a' + rng() % 3);
+    if (GetParam().descending) {
+      for (auto& b : k) b = static_cast<uint8_t>(~b);
+    }
+    return k;
+  }
+
+  // Every check of one phase; `what` names the phase in failure messages.
+  void compare(const BTree& tree, const Model& model, const std::vector<std::vector<uint8_t>>& keys,
+               std::mt19937_64& rng, const std::string& what) {
+    const bool desc = GetParam().descending;
+    const std::vector<Entry> all(model.begin(), model.end());
+    const std::vector<Entry> reversed(all.rbegin(), all.rend());
+    ScanRange fwd;
+    ASSERT_EQ(testing::collect(tree.scan(fwd)), all) << what << ": forward scan";
+    ScanRange bwd;
+    bwd.backward = true;
+    ASSERT_EQ(testing::collect(tree.scan(bwd)), reversed) << what << ": backward scan";
+    for (int i = 0; i < 60; ++i) {
+      ScanRange r;
+      r.lower = KeyBound{keys[rng() % keys.size()], rng() % 2 == 0};
+      r.upper = KeyBound{keys[rng() % keys.size()], rng() % 2 == 0};
+      r.backward = i % 2 == 1;
+      std::vector<Entry> expected;
+      for (const Entry& e : all) {
+        const int lo = compare_index_keys(e.first, r.lower->key, desc);
+        const int hi = compare_index_keys(e.first, r.upper->key, desc);
+        if ((lo > 0 || (lo == 0 && r.lower->inclusive)) &&
+            (hi < 0 || (hi == 0 && r.upper->inclusive))) {
+          expected.push_back(e);
+        }
+      }
+      if (r.backward) std::reverse(expected.begin(), expected.end());
+      ASSERT_EQ(testing::collect(tree.scan(r)), expected)
+          << what << ": bounded scan " << i << (r.backward ? " backward" : " forward");
+    }
+    for (int i = 0; i < 60; ++i) {
+      const std::vector<uint8_t>& key = keys[rng() % keys.size()];
+      std::vector<uint64_t> expected;
+      for (auto it = model.lower_bound(Entry{key, 0}); it != model.end() && it->first == key; ++it)
+        expected.push_back(it->second);
+      ASSERT_EQ(tree.find(key), expected) << what << ": find " << i;
+    }
+    ASSERT_EQ(tree.verify().entries, model.size()) << what;
+  }
+};
+
+TEST_P(ModelLongKeys, BulkLoadInsertRemoveMatchModel) {
+  const LongKeyConfig cfg = GetParam();
+  const uint64_t seed = env_u64("PBTREE_MODEL_SEED", 20261130) + cfg.page_size + cfg.descending;
+  std::cout << "model test (long keys): seed " << seed << std::endl;
+  RecordProperty("seed", std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const size_t max_len = cfg.page_size / 4 - 9;  // the longest varchar (docs/FORMAT.md §1.1)
+  std::vector<std::vector<uint8_t>> keys;
+  for (int i = 0; i < 300; ++i) keys.push_back(make_key(rng, max_len));
+
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      fmt::format("pbtree-model-long-{}-{}", ::getpid(), cfg.page_size + cfg.descending);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  {
+    auto file = IndexFile::open_or_create((dir / "l.pbt").string(), cfg.page_size);
+    IndexDefinition def;
+    def.name = "L";
+    def.type.type = ColumnType::Varchar;
+    def.type.length = static_cast<uint16_t>(max_len);
+    def.format = KeyFormat::Text;
+    def.descending = cfg.descending;
+    Model model(EntryLess{cfg.descending});
+    EntryBatch batch;
+    uint64_t recno = 0;
+    for (int i = 0; i < 500; ++i, ++recno) {  // keys repeat: duplicates
+      const std::vector<uint8_t>& k = keys[rng() % keys.size()];
+      batch.add(k, recno, recno);
+      model.insert(Entry{k, recno});
+    }
+    file->bulk_load(def, batch);
+    BTree& tree = file->tree("L");
+    compare(tree, model, keys, rng, "after the bulk load");
+    if (HasFatalFailure()) return;
+    for (int i = 0; i < 300; ++i, ++recno) {
+      const std::vector<uint8_t>& k = keys[rng() % keys.size()];
+      tree.insert(k, recno);
+      model.insert(Entry{k, recno});
+    }
+    compare(tree, model, keys, rng, "after inserts");
+    if (HasFatalFailure()) return;
+    for (int i = 0; i < 400; ++i) {
+      auto it = model.lower_bound(Entry{keys[rng() % keys.size()], 0});
+      if (it == model.end()) it = model.begin();
+      tree.remove(it->first, it->second);
+      model.erase(it);
+    }
+    compare(tree, model, keys, rng, "after removes");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Pages, ModelLongKeys,
+                         ::testing::Values(LongKeyConfig{4096, false}, LongKeyConfig{4096, true},
+                                           LongKeyConfig{8192, false}, LongKeyConfig{8192, true}),
+                         [](const ::testing::TestParamInfo<LongKeyConfig>& info) {
+                           return std::to_string(info.param.page_size) +
+                                  (info.param.descending ? "_Descending" : "_Ascending");
+                         });
 
 }  // namespace
 }  // namespace pbtree

@@ -284,6 +284,43 @@ TEST(PageBtreePage, JumpNodeRule) {
   EXPECT_EQ(read_btree_header(page.data()).jump_size, 5 * 4);
 }
 
+// A page of JumpNodeRule with jump node 0 moved onto the first node, as the bulk loader used to
+// write it for a first key longer than the jump interval.
+std::vector<uint8_t> page_with_jump_at_first_node() {
+  BtreePageImage image;
+  image.header.jump_interval = 100;
+  for (uint32_t i = 0; i < 100; ++i) image.entries.push_back({{uint8_t(i + 1), 0x55}, 0, 0});
+  std::vector<uint8_t> page(8192);
+  EXPECT_GT(encode_page(image, page.data(), 8192), 0u);
+  put_u32(page.data() + 12, 7);  // page number, for the message
+  // Jump node 0: prefix 0, length 0 (jump key empty), then its 2-byte target offset.
+  EXPECT_EQ(page[39], 0);
+  EXPECT_EQ(page[40], 0);
+  put_u16(page.data() + 41, static_cast<uint16_t>(39 + read_btree_header(page.data()).jump_size));
+  return page;
+}
+
+TEST(PageBtreePage, JumpNodeAtFirstNodeRejectedByDecode) {
+  std::vector<uint8_t> page = page_with_jump_at_first_node();
+  try {
+    decode_jump_table(page.data(), 8192);
+    FAIL() << "no CorruptError";
+  } catch (const CorruptError& e) {
+    EXPECT_STREQ(e.what(), "page 7 (b-tree): jump node 0 points at the first node (offset 59)");
+  }
+}
+
+TEST(PageBtreePage, JumpNodeAtFirstNodeRejectedBySearchWithTheSameMessage) {
+  std::vector<uint8_t> page = page_with_jump_at_first_node();
+  const Bytes key{50, 0x55};
+  try {
+    find_in_page(page.data(), 8192, key, false, std::nullopt, FindMode::LowerBound);
+    FAIL() << "no CorruptError";
+  } catch (const CorruptError& e) {
+    EXPECT_STREQ(e.what(), "page 7 (b-tree): jump node 0 points at the first node (offset 59)");
+  }
+}
+
 TEST(PageBtreePage, JumpAreaSize) {
   EXPECT_EQ(jump_area_size(8, false), 576);   // K = 16
   EXPECT_EQ(jump_area_size(10, false), 576);  // K = 16
