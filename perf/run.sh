@@ -25,7 +25,7 @@ min_time=${PBTREE_BENCH_MIN_TIME:-0.05}
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPBTREE_BUILD_TESTS=OFF
 fi
-cmake --build "$build" -j2 --target pbtree-bench pbtree
+cmake --build "$build" -j2 --target pbtree-bench pbtree_cli
 bin="$build/bin/pbtree-bench"
 out="$build/bench-results"
 mkdir -p "$out"
