@@ -212,8 +212,9 @@ PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& f
         next = get_u32(d + 16);
         next_level = level;
       } else {
-        uint32_t off = f.prev_offset != 0 ? f.prev_offset : f.offset;
-        IndexNode n = decode_node(d, get_u16(d + 30), off, false);
+        const bool at_prev = f.prev_offset != 0;
+        IndexNode n = decode_node_fast(d, get_u16(d + 30), at_prev ? f.prev_offset : f.offset,
+                                       false, at_prev ? f.prev_context() : f.offset_context());
         if (n.is_marker()) {
           if (n.is_end_level()) corrupt(d, "non-leaf page without entries");
           next = get_u32(d + 16);
@@ -772,7 +773,7 @@ void BTree::find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const
     f = find_in_page(cur.data(), ps, key, def_.descending, uint64_t{0}, FindMode::LowerBound);
   }
   const uint8_t* d = cur.data();
-  IndexNode n = decode_node_fast(d, get_u16(d + 30), f.offset, true);
+  IndexNode n = decode_node_fast(d, get_u16(d + 30), f.offset, true, f.offset_context());
   bool landed = true;  // n is the node find_in_page stopped at
   uint64_t hops = 0;
   for (;;) {
@@ -1016,8 +1017,9 @@ struct TreeWriter {
       if (level == 0) return p;
       PageFind f = find_in_page(d, ps, key, t.def_.descending, recno, FindMode::UpperBound);
       if (f.beyond_end_bucket) corrupt(d, "key beyond the END_BUCKET copy on the writer's path");
-      uint32_t off = f.prev_offset != 0 ? f.prev_offset : f.offset;
-      IndexNode n = decode_node(d, get_u16(d + 30), off, false);
+      const bool at_prev = f.prev_offset != 0;
+      IndexNode n = decode_node_fast(d, get_u16(d + 30), at_prev ? f.prev_offset : f.offset, false,
+                                     at_prev ? f.prev_context() : f.offset_context());
       if (n.is_marker()) corrupt(d, "non-leaf page without entries");
       p = n.page_number;
     }

@@ -529,7 +529,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     FastLoader::Options opt;
     opt.page_size = ps;
     opt.first_page = first;
-    opt.jump_interval = jump_area_size(max_key, desc);
+    opt.jump_interval = layout_jump_interval(max_key, desc, def.layout);
     opt.index_id = static_cast<uint8_t>(slot % 256);
     opt.layout = def.layout;
     opt.descending = desc;

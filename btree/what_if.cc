@@ -181,8 +181,8 @@ WhatIfEstimator::WhatIfEstimator(const Options& options) : options_(options) {
         FastLoader::Options o;
         o.page_size = options_.page_size;
         o.first_page = 2;  // a new file: header, index root page, then the tree
-        o.jump_interval = jump_area_size(max_key_length(options_.type, f, options_.descending),
-                                         options_.descending);
+        o.jump_interval = layout_jump_interval(
+            max_key_length(options_.type, f, options_.descending), options_.descending, l);
         o.layout = l;
         set_descending(o, options_.descending);
         Candidate* raw = c.get();

@@ -749,7 +749,9 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
   uint32_t matched = 0;
   uint32_t prev = 0;
   bool have_prev = false;
-  NodeContext ctx;  // of the node at `prev` (compact pages)
+  NodeContext ctx;              // of the node at `prev` (compact pages)
+  NodeContext ctx_before_prev;  // the one `prev` itself is decoded with, if any
+  bool have_ctx_before_prev = false;
 
   // Nodes are decoded by the unchecked fast path when they lie well inside btr_length.
   // Compact pages (try_decode_node declines them) decode with the previous node's context.
@@ -850,6 +852,10 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
     IndexNode n = node_at(pos, have_prev ? &ctx : nullptr);
     result.offset = n.offset;
     result.prev_offset = have_prev ? prev : 0;
+    result.has_offset_ctx = have_prev;
+    result.offset_ctx = ctx;
+    result.has_prev_ctx = have_prev && have_ctx_before_prev;
+    result.prev_ctx = ctx_before_prev;
     if (n.is_end_level()) {
       result.at_marker = true;
       result.matched = matched;
@@ -895,6 +901,8 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
       return result;
     }
     matched = new_matched;
+    ctx_before_prev = ctx;
+    have_ctx_before_prev = have_prev;
     prev = n.offset;
     have_prev = true;
     ctx = context_after(n);

@@ -276,6 +276,18 @@ namespace detail {
   return n;
 }
 
+/// decode_node_fast with the context of the node before (compact pages; nullptr for a first
+/// node or a jump target), e.g. from PageFind: no walk from the jump target.
+[[gnu::always_inline]] inline IndexNode decode_node_fast(const uint8_t* page, uint32_t limit,
+                                                         uint32_t offset, bool leaf,
+                                                         const NodeContext* prev) {
+  IndexNode n;
+  if (!try_decode_node(page, limit, offset, leaf, n)) {
+    n = decode_node(page, limit, offset, leaf, prev);
+  }
+  return n;
+}
+
 /// One jump-table entry as decoded: a view into the page.
 struct JumpNode {
   uint32_t prefix = 0;  ///< bytes shared with the previous jump key
@@ -308,6 +320,15 @@ std::vector<JumpEntry> decode_jump_table(const uint8_t* page, uint32_t page_size
 /// 512 + 16 * floor(sqrt(K)), K = ROUNDUP(max_key_length + nullInd, 8), nullInd = 1 for
 /// ascending, 0 for descending (btr.cpp fast_load, idx.cpp IDX_create_index; Firebird 3..5).
 uint16_t jump_area_size(size_t max_key_length, bool descending);
+
+/// Jump interval (bytes) of a tree built in `layout`: jump_area_size() on Firebird's nodes; a
+/// quarter of it on compact nodes, which take ~2.5 instead of ~6 bytes for dense integer keys,
+/// so a jump area holds about as many nodes as on a Firebird page and an in-page search
+/// decodes about as many (pbtree's rule; the jump nodes cost ~4% of a compact page).
+inline uint16_t layout_jump_interval(size_t max_key_length, bool descending, NodeLayout layout) {
+  const uint16_t j = jump_area_size(max_key_length, descending);
+  return layout == NodeLayout::Compact ? static_cast<uint16_t>(j / 4) : j;
+}
 
 /// One full entry of a page: full key, record number and, on non-leaf pages, child page.
 struct PageEntry {
@@ -356,6 +377,13 @@ struct PageFind {
   bool at_marker = false;    ///< the found node is END_BUCKET or END_LEVEL
   /// The target is above the END_BUCKET copy: it belongs to the right sibling.
   bool beyond_end_bucket = false;
+  /// Compact pages: the contexts to decode the node at `offset` and at `prev_offset` with
+  /// (decode_node's `prev`), so callers need not walk the jump area again. A flag false means
+  /// the node is a page's first node or a jump target: decode it with no context (nullptr).
+  NodeContext offset_ctx, prev_ctx;
+  bool has_offset_ctx = false, has_prev_ctx = false;
+  const NodeContext* offset_context() const { return has_offset_ctx ? &offset_ctx : nullptr; }
+  const NodeContext* prev_context() const { return has_prev_ctx ? &prev_ctx : nullptr; }
 };
 
 /// Search modes: stop at the first node >= target (lower bound: leaf lookups and inserts) or
