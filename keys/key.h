@@ -59,7 +59,7 @@ enum class KeyFormat : uint8_t {
   Text = 1,            ///< idx_string: bytes, trailing spaces cut (§1.8)
   RescaledDouble = 8,  ///< idx_numeric2: legacy int64 key, double + 16-bit part, 1..10 bytes (§1.4)
   Decimal128 = 10,     ///< idx_decimal: Decimal128 key, bias 6176, pMax 34, 2..17 bytes (§1.5)
-  Bcd = 13,            ///< idx_bcd: Int128 key, bias 128, pMax 39 (little-endian build), 2..19 bytes (§1.6)
+  Bcd = 13,  ///< idx_bcd: Int128 key, bias 128, pMax 39 (little-endian build), 2..19 bytes (§1.6)
 };
 
 /// "double", "rescaled-double", "decimal128", "bcd", "text". Throws KeyError on anything else.
@@ -83,7 +83,9 @@ void check_key_format(const TypeSpec& type, KeyFormat format);
 size_t max_key_length(const TypeSpec& type, KeyFormat format, bool descending);
 /// The hard limit: a key must be shorter than page_size / 4 bytes (src/jrd/Database.h,
 /// getMaxIndexKeyLength). Returns page_size / 4 - 1.
-constexpr size_t key_length_limit(uint32_t page_size) { return page_size / 4 - 1; }
+constexpr size_t key_length_limit(uint32_t page_size) {
+  return page_size / 4 - 1;
+}
 /// Throws KeyError("key size N exceeds implementation restriction: keys must be shorter than
 /// page_size/4 = M bytes (page size P)") if length >= page_size / 4.
 void check_key_length(size_t length, uint32_t page_size);

@@ -22,8 +22,8 @@ struct DemoOptions {
 /// directory has no seed/t_int.csv.zst.
 std::string find_data_dir(const std::string& explicit_dir);
 
-/// Runs the demo: stat blocks, table and BIGINT what-if tables on `out`, progress on `err`. Throws like the load
-/// path (InputError, UsageError, IoError, ...).
+/// Runs the demo: stat blocks, table and BIGINT what-if tables on `out`, progress on `err`. Throws
+/// like the load path (InputError, UsageError, IoError, ...).
 void run_demo(const DemoOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace pbtree::tools
