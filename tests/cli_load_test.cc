@@ -173,6 +173,25 @@ TEST_F(CliLoadTest, DuplicateInNewFileRemovesIt) {
   EXPECT_FALSE(std::filesystem::exists(db_));
 }
 
+TEST_F(CliLoadTest, UnknownTypeIsUsageError) {
+  auto in = dir_.write("t.csv", "1\n");
+  auto r = run({"load", db_, "--index", "I_B", "--type", "float", "--input", in});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "pbtree: unknown column type 'float' (expected smallint, integer, bigint, int128, "
+            "double, numeric(P,S), varchar(N))\n");
+  EXPECT_FALSE(std::filesystem::exists(db_));
+}
+
+TEST_F(CliLoadTest, UnsupportedPageSizeIsUsageError) {
+  auto in = dir_.write("p.csv", "1\n");
+  auto r = run(
+      {"load", db_, "--index", "I_B", "--type", "integer", "--page-size", "1234", "--input", in});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "pbtree: page size 1234 not supported (4096, 8192, 16384 or 32768)\n");
+  EXPECT_FALSE(std::filesystem::exists(db_));
+}
+
 TEST_F(CliLoadTest, MissingRequiredOptionIsUsageError) {
   auto r = run({"load", db_, "--index", "I_B", "--type", "integer"});
   EXPECT_EQ(r.code, 2);

@@ -177,12 +177,15 @@ TEST_F(CliChangeTest, InsertBadRecordNumberFails) {
                "bad record number 'x' (want an integer 0..1099511627775)");
 }
 
-TEST_F(CliChangeTest, InsertWrongArgumentCountFails) {
+TEST_F(CliChangeTest, InsertWrongArgumentCountIsUsageError) {
   const std::string before = read_bytes(db_);
-  expect_error(run({"insert", db_, "--index", "I", "1"}), before,
-               "expected VALUE RECNO (or --null RECNO)");
-  expect_error(run({"insert", db_, "--index", "I", "--null", "1", "2"}), before,
-               "expected RECNO after --null (one argument)");
+  auto r = run({"insert", db_, "--index", "I", "1"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "pbtree: expected VALUE RECNO (or --null RECNO)\n");
+  r = run({"insert", db_, "--index", "I", "--null", "1", "2"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "pbtree: expected RECNO after --null (one argument)\n");
+  EXPECT_TRUE(read_bytes(db_) == before) << "the file changed";
 }
 
 TEST_F(CliChangeTest, InsertVarcharTooLongFails) {

@@ -187,7 +187,7 @@ TEST_F(CliScanTest, MalformedBound) {
 
 TEST_F(CliScanTest, BoundAndNullBoundExcludeEachOther) {
   auto r = run({"scan", db_, "--index", "I", "--from=1", "--from-null"});
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "pbtree: --from and --from-null exclude each other\n");
 }
 

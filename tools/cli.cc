@@ -44,8 +44,17 @@ struct StatArgs {
   bool json = false, io = false, what_if = false;
 };
 
+// --type's value; an unknown type name is an argument error (exit 2).
+TypeSpec parse_type_argument(const std::string& text) {
+  try {
+    return TypeSpec::parse(text);
+  } catch (const KeyError& e) {
+    throw ArgumentError(e.what());
+  }
+}
+
 void run_key(const KeyArgs& a, std::ostream& out) {
-  const TypeSpec type = TypeSpec::parse(a.type);
+  const TypeSpec type = parse_type_argument(a.type);
   const KeyFormat format =
       a.key_format.empty() ? default_key_format(type) : parse_key_format(a.key_format);
   check_key_format(type, format);
@@ -70,7 +79,7 @@ void run_load(const LoadArgs& a, std::ostream& err) {
   }
   IndexDefinition def;
   def.name = a.index;
-  def.type = TypeSpec::parse(a.type);
+  def.type = parse_type_argument(a.type);
   if (a.key_format == "auto") {
     def.auto_format = true;
     def.format = default_key_format(def.type);
@@ -236,6 +245,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*stat) run_stat(stat_args, out);
     if (*demo) run_demo(demo_args, out, err);
     tree_commands.run(out, err);
+  } catch (const ArgumentError& e) {
+    out.flush();
+    err << "pbtree: " << e.what() << "\n";
+    return 2;
   } catch (const std::exception& e) {
     out.flush();
     err << "pbtree: " << e.what() << "\n";

@@ -37,8 +37,8 @@ uint64_t parse_recno(const std::string& text) {
 std::pair<std::optional<std::string>, uint64_t> value_and_recno(const ChangeArgs& a) {
   const size_t want = a.null ? 1 : 2;
   if (a.args.size() != want) {
-    throw UsageError(a.null ? "expected RECNO after --null (one argument)"
-                            : "expected VALUE RECNO (or --null RECNO)");
+    throw ArgumentError(a.null ? "expected RECNO after --null (one argument)"
+                               : "expected VALUE RECNO (or --null RECNO)");
   }
   std::optional<std::string> value;
   if (!a.null) value = a.args[0];

@@ -91,8 +91,8 @@ void run_scan(const ScanArgs& a, std::ostream& out) {
   req.from_exclusive = a.from_exclusive;
   req.to_exclusive = a.to_exclusive;
   req.descending = a.desc;
-  if (req.from && req.from_null) throw UsageError("--from and --from-null exclude each other");
-  if (req.to && req.to_null) throw UsageError("--to and --to-null exclude each other");
+  if (req.from && req.from_null) throw ArgumentError("--from and --from-null exclude each other");
+  if (req.to && req.to_null) throw ArgumentError("--to and --to-null exclude each other");
   auto session = IndexSession::open(a.db, a.index, false);
   const IndexDefinition& def = session->info().def;
   const ScanPlan plan = plan_scan(def, req);

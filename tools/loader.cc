@@ -123,7 +123,7 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
     if (page_size == 0) page_size = kDefaultPageSize;
     if (std::find(std::begin(kPageSizes), std::end(kPageSizes), page_size) ==
         std::end(kPageSizes)) {
-      throw UsageError(
+      throw ArgumentError(
           fmt::format("page size {} not supported (4096, 8192, 16384 or 32768)", page_size));
     }
   }
