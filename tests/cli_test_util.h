@@ -21,7 +21,8 @@ struct CliResult {
   std::string err;
 };
 
-inline CliResult run(std::initializer_list<std::string> args) {
+/// Runs `pbtree ARGS...` in-process (run_cli) and returns its exit code, stdout and stderr.
+inline CliResult run_args(const std::vector<std::string>& args) {
   std::vector<std::string> storage{"pbtree"};
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<const char*> argv;
@@ -29,6 +30,10 @@ inline CliResult run(std::initializer_list<std::string> args) {
   std::ostringstream out, err;
   int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
   return {code, out.str(), err.str()};
+}
+
+inline CliResult run(std::initializer_list<std::string> args) {
+  return run_args(std::vector<std::string>(args));
 }
 
 /// A fresh directory under the system temp dir, removed by the destructor.

@@ -41,13 +41,7 @@ class CliTreeTest : public ::testing::Test {
   }
 
   static CliResult run_args(const std::vector<std::string>& args) {
-    std::vector<std::string> storage{"pbtree"};
-    storage.insert(storage.end(), args.begin(), args.end());
-    std::vector<const char*> argv;
-    for (const auto& s : storage) argv.push_back(s.c_str());
-    std::ostringstream out, err;
-    int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-    return {code, out.str(), err.str()};
+    return testing::run_args(args);
   }
 
   ScratchDir dir_;
