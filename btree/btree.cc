@@ -5,6 +5,8 @@
 // btr_released flag (0x20 in byte 1, Firebird's pag_flags) of pages leaving the tree.
 #include "btree/btree.h"
 
+#include "util/bytes.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -26,30 +28,8 @@ int compare_entry(std::span<const uint8_t> a, uint64_t ra, std::span<const uint8
   return ra < rb ? -1 : (ra > rb ? 1 : 0);
 }
 
-// key = key[0, prefix) + data[0, length).
-inline void append_suffix(std::vector<uint8_t>& key, uint32_t prefix, const uint8_t* data,
-                          uint32_t length) {
-  key.resize(size_t{prefix} + length);
-  if (length != 0) std::memcpy(key.data() + prefix, data, length);
-}
-
-bool starts_with(std::span<const uint8_t> key, std::span<const uint8_t> prefix) {
-  return key.size() >= prefix.size() &&
-         (prefix.empty() || std::memcmp(key.data(), prefix.data(), prefix.size()) == 0);
-}
-
 uint32_t first_node_offset(const uint8_t* page) {
   return kBtreeHeaderSize + get_u16(page + 36);
-}
-
-std::string hex_bytes_local(std::span<const uint8_t> bytes) {
-  if (bytes.empty()) return "(empty)";
-  std::string out;
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    if (i) out += ' ';
-    out += fmt::format("{:02X}", bytes[i]);
-  }
-  return out;
 }
 
 [[noreturn]] void corrupt(const uint8_t* page, const std::string& what) {
@@ -869,12 +849,6 @@ struct TreeWriter {
     return true;
   }
 
-  static uint32_t lcp(std::span<const uint8_t> a, std::span<const uint8_t> b) {
-    size_t n = std::min(a.size(), b.size()), i = 0;
-    while (i < n && a[i] == b[i]) ++i;
-    return static_cast<uint32_t>(i);
-  }
-
   // In-place paths: finds the node at or after (key, recno) on leaf page `d`, leaving the
   // previous node's full key in scratch_key_ and the found node's in scratch_key2_. Returns
   // false when the position is the page's first node or past its END_BUCKET (the caller then
@@ -907,10 +881,10 @@ struct TreeWriter {
     std::vector<uint8_t>& xkey = scratch_key2_;
     if (!x.is_end_level() && compare_entry(xkey, x.recno, key, recno, t.def_.descending) == 0) {
       throw UsageError(fmt::format("index \"{}\" already holds key {} with record number {}",
-                                   t.def_.name, hex_bytes_local(key), recno));
+                                   t.def_.name, key_hex(key), recno));
     }
     uint8_t node_buf[2 * (kMaxNodeKeyField + 16)];
-    const uint32_t pn = lcp(prev, key);
+    const uint32_t pn = common_prefix(prev, key);
     NodeFields nf{NodeKind::Entry, recno, 0, pn, key.subspan(pn)};
     uint32_t n_size = encode_node(nf, true, node_buf);
     uint32_t x_size = 0;
@@ -919,7 +893,7 @@ struct TreeWriter {
       node_buf[n_size] = d[x.offset];
       x_size = 1;
     } else {
-      px = lcp(key, xkey);
+      px = common_prefix(key, xkey);
       NodeFields xf{x.is_end_bucket() ? NodeKind::EndBucket : NodeKind::Entry, x.recno, 0, px,
                     std::span<const uint8_t>(xkey).subspan(px)};
       x_size = encode_node(xf, true, node_buf + n_size);
@@ -960,7 +934,7 @@ struct TreeWriter {
     std::vector<uint8_t>& xkey = scratch_key2_;
     if (x.is_marker() || compare_entry(xkey, x.recno, key, recno, t.def_.descending) != 0) {
       throw UsageError(fmt::format("index \"{}\" holds no key {} with record number {}",
-                                   t.def_.name, hex_bytes_local(key), recno));
+                                   t.def_.name, key_hex(key), recno));
     }
     IndexNode y = decode_node(d, h.length, x.end(), true);
     uint8_t node_buf[kMaxNodeKeyField + 16];
@@ -973,7 +947,7 @@ struct TreeWriter {
       std::vector<uint8_t>& ykey = scratch_key3_;
       ykey.assign(xkey.begin(), xkey.begin() + y.prefix);
       ykey.insert(ykey.end(), y.data, y.data + y.length);
-      py = lcp(prev, ykey);
+      py = common_prefix(prev, ykey);
       NodeFields yf{y.is_end_bucket() ? NodeKind::EndBucket : NodeKind::Entry, y.recno, 0, py,
                     std::span<const uint8_t>(ykey).subspan(py)};
       y_size = encode_node(yf, true, node_buf);
@@ -1157,7 +1131,7 @@ struct TreeWriter {
     if (level == 0 && img.header.layout == NodeLayout::Compact && !t.def_.descending) {
       // Suffix truncation (compact layout): the shortest prefix of the right half's first key
       // above the left half's last key; record number 0 then (no entry has that key).
-      const uint32_t cut = lcp(img.entries[s - 1].key, sep.key) + 1;
+      const uint32_t cut = common_prefix(img.entries[s - 1].key, sep.key) + 1;
       if (cut < sep.key.size()) {
         sep.key.resize(cut);
         sep.recno = 0;
@@ -1377,7 +1351,7 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
       throw UsageError(fmt::format(
           "attempt to store duplicate value in unique index \"{}\": key {} exists with record "
           "number {}",
-          def_.name, hex_bytes_local(key), unique_probe_.front()));
+          def_.name, key_hex(key), unique_probe_.front()));
     }
   }
   TreeWriter w(*this);
@@ -1391,7 +1365,7 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   if (it != img.entries.end() &&
       compare_entry(it->key, it->recno, key, recno, def_.descending) == 0) {
     throw UsageError(fmt::format("index \"{}\" already holds key {} with record number {}",
-                                 def_.name, hex_bytes_local(key), recno));
+                                 def_.name, key_hex(key), recno));
   }
   long pos = it - img.entries.begin();
   img.entries.insert(it, PageEntry{std::vector<uint8_t>(key.begin(), key.end()), recno, 0});
@@ -1420,7 +1394,7 @@ void BTree::remove(std::span<const uint8_t> key, uint64_t recno) {
   if (it == img.entries.end() ||
       compare_entry(it->key, it->recno, key, recno, def_.descending) != 0) {
     throw UsageError(fmt::format("index \"{}\" holds no key {} with record number {}", def_.name,
-                                 hex_bytes_local(key), recno));
+                                 key_hex(key), recno));
   }
   w.remove_at(0, leaf, img, static_cast<size_t>(it - img.entries.begin()));
   w.finish();

@@ -24,13 +24,6 @@ constexpr uint32_t kNonLeafReserve = 10;
 // sibling, the parent and the header).
 constexpr uint32_t kNonLeafFreeDivisor = 8;
 
-uint32_t common_prefix(std::span<const uint8_t> a, std::span<const uint8_t> b) {
-  size_t n = std::min(a.size(), b.size());
-  size_t i = 0;
-  while (i < n && a[i] == b[i]) ++i;
-  return static_cast<uint32_t>(i);
-}
-
 }  // namespace
 
 FastLoader::FastLoader(const Options& options, PageSink sink)

@@ -37,15 +37,6 @@ namespace pbtree {
 
 namespace {
 
-std::string hex(std::span<const uint8_t> bytes) {
-  std::string out;
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    if (i != 0) out += ' ';
-    out += fmt::format("{:02X}", bytes[i]);
-  }
-  return out.empty() ? "(empty)" : out;
-}
-
 // Sorts entries by (key in index order, record number, tag). Each entry gets an 8-byte
 // big-endian prefix of its key, padded with 00 (ascending) or FF (descending, where a
 // shorter key sorts after its extensions), so most comparisons are one integer compare;
@@ -510,12 +501,12 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     if (a.recno == b.recno) {
       throw DuplicateKeyError(fmt::format("index {}: key {} with record number {} appears twice "
                                           "(entries {} and {})",
-                                          def.name, hex(entries.key(a)), a.recno, a.tag, b.tag),
+                                          def.name, key_hex(entries.key(a)), a.recno, a.tag, b.tag),
                               a.tag, b.tag);
     }
     if (def.unique && !is_null_key(entries.key(a), desc)) {
       throw DuplicateKeyError(fmt::format("unique index {}: duplicate key {} (entries {} and {})",
-                                          def.name, hex(entries.key(a)), a.tag, b.tag),
+                                          def.name, key_hex(entries.key(a)), a.tag, b.tag),
                               a.tag, b.tag);
     }
   }

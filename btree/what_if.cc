@@ -20,13 +20,6 @@ namespace {
 constexpr KeyFormat kAllFormats[] = {KeyFormat::Double, KeyFormat::RescaledDouble,
                                      KeyFormat::Decimal128, KeyFormat::Bcd, KeyFormat::Text};
 
-uint32_t common_prefix(std::span<const uint8_t> a, std::span<const uint8_t> b) {
-  const size_t n = std::min(a.size(), b.size());
-  size_t i = 0;
-  while (i < n && a[i] == b[i]) ++i;
-  return static_cast<uint32_t>(i);
-}
-
 // gstat's packed key size (§3.2): flag byte, prefix byte(s) if prefix > 0, length byte(s) if
 // length > 1, data.
 uint64_t packed_size(uint32_t prefix, uint32_t length) {

@@ -763,16 +763,4 @@ std::string key_to_text(const TypeSpec& type, KeyFormat format, bool descending,
   corrupt(type, format, key, "unknown key format");
 }
 
-std::string hex_bytes(std::span<const uint8_t> bytes) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(bytes.size() * 3);
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    if (i) out += ' ';
-    out += kHex[bytes[i] >> 4];
-    out += kHex[bytes[i] & 15];
-  }
-  return out;
-}
-
 }  // namespace pbtree

@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/bytes.h"  // hex_bytes
+
 namespace pbtree {
 
 /// Every error from the keys layer: malformed value text, a value out of the type's range,
@@ -177,7 +179,5 @@ int compare_keys(std::span<const uint8_t> a, std::span<const uint8_t> b, bool de
 std::string key_to_text(const TypeSpec& type, KeyFormat format, bool descending,
                         std::span<const uint8_t> key);
 
-/// "C1 2E 84 80": uppercase hex, single spaces.
-std::string hex_bytes(std::span<const uint8_t> bytes);
 
 }  // namespace pbtree

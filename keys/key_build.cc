@@ -26,6 +26,7 @@
 
 #include "keys/key.h"
 #include "keys/key_internal.h"
+#include "util/coding.h"
 
 namespace pbtree {
 
@@ -44,11 +45,6 @@ constexpr size_t kTmp = 24;  // room for any numeric key (19 bytes) plus an esca
   const char* kind = value.kind == Value::Kind::Text ? "a text value" : "a numeric value";
   throw KeyError(fmt::format("{} cannot be stored in a {} key (column type {})", kind,
                              key_format_name(format), type.name()));
-}
-
-inline void store_be64(uint8_t* p, uint64_t v) {
-  v = __builtin_bswap64(v);
-  std::memcpy(p, &v, 8);
 }
 
 /// Double key bytes of d (not NaN) into p; returns the length 1..8.

@@ -17,17 +17,6 @@ namespace {
   throw CorruptError(page_error(page, what));
 }
 
-uint32_t put_varint(uint64_t value, uint8_t* out) {
-  uint32_t n = 0;
-  do {
-    uint8_t b = value & 0x7F;
-    value >>= 7;
-    if (value != 0) b |= 0x80;
-    out[n++] = b;
-  } while (value != 0);
-  return n;
-}
-
 // Reads a varint of at most `max_bytes` bytes at `pos`, never at or beyond `limit`.
 uint64_t get_varint(const uint8_t* page, uint32_t limit, uint32_t& pos, int max_bytes,
                     const char* field, uint32_t node_offset, const char* what) {
@@ -58,13 +47,6 @@ void check_jump_target(const uint8_t* page, uint32_t index, uint32_t target, uin
     corrupt(page, fmt::format("jump node {} points at offset {} outside ({}, {})", index, target,
                               first, limit));
   }
-}
-
-size_t common_prefix(std::span<const uint8_t> a, std::span<const uint8_t> b) {
-  size_t n = std::min(a.size(), b.size());
-  size_t i = 0;
-  while (i < n && a[i] == b[i]) ++i;
-  return i;
 }
 
 }  // namespace
@@ -104,15 +86,6 @@ void write_btree_header(uint8_t* page, const BtreeHeader& h) {
   put_u16(page + 34, h.jump_interval);
   put_u16(page + 36, h.jump_size);
   page[38] = h.jump_count;
-}
-
-uint32_t varint_size(uint64_t value) {
-  uint32_t n = 1;
-  while (value >= 0x80) {
-    value >>= 7;
-    ++n;
-  }
-  return n;
 }
 
 NodeFlag node_flag(const NodeFields& node) {

@@ -64,6 +64,8 @@
 
 #include "page/errors.h"
 #include "page/page_file.h"
+#include "util/bytes.h"
+#include "util/coding.h"
 
 namespace pbtree {
 
@@ -146,8 +148,6 @@ struct NodeFields {
   std::span<const uint8_t> data;
 };
 
-/// Bytes of a 7-bit varint of `value` (1..10).
-uint32_t varint_size(uint64_t value);
 /// The flag writeNode picks for these fields.
 NodeFlag node_flag(const NodeFields& node);
 /// Encoded size in bytes of `node` on a leaf (leaf = true) or non-leaf page.
@@ -200,22 +200,6 @@ IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool
 /// node start).
 IndexNode decode_node_at(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf);
 
-namespace detail {
-// A varint of at most `max_bytes` bytes at p, no bounds checks (the caller made sure they are
-// readable); false if it is longer.
-[[gnu::always_inline]] inline bool quick_varint(const uint8_t*& p, int max_bytes, uint64_t& value) {
-  uint8_t b = *p++;
-  value = b & 0x7Fu;
-  if ((b & 0x80) == 0) return true;
-  for (int i = 1; i < max_bytes; ++i) {
-    b = *p++;
-    value |= uint64_t{b & 0x7Fu} << (7 * i);
-    if ((b & 0x80) == 0) return true;
-  }
-  return false;
-}
-}  // namespace detail
-
 /// The hot-path decoder behind decode_node, inline for scans and searches: decodes the node at
 /// `offset` into `node` when its header lies wholly at least 16 bytes before `limit` (so the
 /// varints need no per-byte bounds checks) and every field is well-formed; returns false
@@ -241,21 +225,21 @@ namespace detail {
   }
   if (flag > 5) return false;
   uint64_t v;
-  if (!detail::quick_varint(p, 5, v)) return false;
+  if (!quick_varint(p, 5, v)) return false;
   node.recno = (v << 5) | (b & 0x1F);
   node.page_number = 0;
   if (!leaf) {
-    if (!detail::quick_varint(p, 5, v) || v > 0xFFFFFFFFu) return false;
+    if (!quick_varint(p, 5, v) || v > 0xFFFFFFFFu) return false;
     node.page_number = static_cast<uint32_t>(v);
   }
   node.prefix = 0;
   if (flag != static_cast<uint8_t>(NodeFlag::ZeroPrefixZeroLength)) {
-    if (!detail::quick_varint(p, 2, v)) return false;
+    if (!quick_varint(p, 2, v)) return false;
     node.prefix = static_cast<uint32_t>(v);
   }
   if (flag == static_cast<uint8_t>(NodeFlag::Normal) ||
       flag == static_cast<uint8_t>(NodeFlag::EndBucket)) {
-    if (!detail::quick_varint(p, 2, v)) return false;
+    if (!quick_varint(p, 2, v)) return false;
     node.length = static_cast<uint32_t>(v);
   } else {
     node.length = flag == static_cast<uint8_t>(NodeFlag::OneLength) ? 1 : 0;

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <boost/crc.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,29 +13,6 @@
 #include <vector>
 
 namespace pbtree {
-
-std::string page_type_name(uint8_t type) {
-  switch (static_cast<PageType>(type)) {
-    case PageType::Header:
-      return "header";
-    case PageType::IndexRoot:
-      return "index root";
-    case PageType::Btree:
-      return "b-tree";
-    case PageType::Free:
-      return "free";
-  }
-  return fmt::format("unknown ({})", type);
-}
-
-uint32_t page_checksum(const uint8_t* page, uint32_t page_size) {
-  boost::crc_optimal<32, 0x1EDC6F41, 0xFFFFFFFF, 0xFFFFFFFF, true, true> crc;
-  static constexpr uint8_t kZero[4] = {0, 0, 0, 0};
-  crc.process_bytes(page, 4);
-  crc.process_bytes(kZero, 4);
-  crc.process_bytes(page + 8, page_size - 8);
-  return crc.checksum();
-}
 
 namespace {
 std::string errno_text() {

@@ -1,17 +1,5 @@
 // One file of fixed-size pages, read and written whole with pread/pwrite, each page carrying
-// the generic 16-byte page header of Firebird's `struct pag` (src/jrd/ods.h, ODS 12):
-//
-//   off size field
-//     0    1 page type (PageType below)
-//     1    1 flags (0)
-//     2    2 reserved (0)
-//     4    4 checksum: CRC-32C (Castagnoli, reflected, init/xorout FFFFFFFF) of the whole
-//            page computed with these four bytes read as zero. Firebird keeps pag_generation
-//            here; pbtree uses the slot so the 39-byte B-tree header stays Firebird's.
-//     8    4 scn (checkpoint number that last wrote the page; 0 in this version)
-//    12    4 page number of the page itself (checked on read)
-//
-// Integer fields of pages are little-endian (native on x86-64, as Firebird's).
+// the generic 16-byte page header (page/page_header.h, Firebird's `struct pag`).
 //
 // System calls go through an injectable Io (page/io.h; posix_io() by default). With the
 // write-ahead log enabled (enable_wal(), page/wal.h) page writes go to "<db>-wal"; a
@@ -28,58 +16,11 @@
 
 #include "page/errors.h"
 #include "page/io.h"
+#include "page/page_header.h"
 #include "page/wal.h"
+#include "util/coding.h"
 
 namespace pbtree {
-
-/// Page types (byte 0). 1, 6 and 7 are Firebird's codes for header, index root and B-tree.
-enum class PageType : uint8_t {
-  Header = 1,
-  IndexRoot = 6,
-  Btree = 7,
-  Free = 9,
-};
-
-/// "header", "index root", "b-tree", "free" or "unknown (N)" for messages.
-std::string page_type_name(uint8_t type);
-
-inline constexpr size_t kPageHeaderSize = 16;
-
-/// "PBTREE\r\n": bytes 16..23 of a pbtree file's header page (page/file_format.h).
-inline constexpr uint8_t kFileMagic[8] = {0x50, 0x42, 0x54, 0x52, 0x45, 0x45, 0x0D, 0x0A};
-/// The file id, 8 bytes at this offset of the header page (page/file_format.h): random and
-/// nonzero, set when the file is created; 0 in files created before it existed. The log
-/// carries it (page/wal.h) so a log is only ever replayed into its own file.
-inline constexpr size_t kFileIdOffset = 80;
-
-/// Little-endian field access on page bytes.
-inline uint16_t get_u16(const uint8_t* p) {
-  uint16_t v;
-  std::memcpy(&v, p, 2);
-  return v;
-}
-inline uint32_t get_u32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-inline uint64_t get_u64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-  return v;
-}
-inline void put_u16(uint8_t* p, uint16_t v) {
-  std::memcpy(p, &v, 2);
-}
-inline void put_u32(uint8_t* p, uint32_t v) {
-  std::memcpy(p, &v, 4);
-}
-inline void put_u64(uint8_t* p, uint64_t v) {
-  std::memcpy(p, &v, 8);
-}
-
-/// CRC-32C of `page` (page_size bytes) with bytes 4..7 taken as zero (Boost.CRC).
-uint32_t page_checksum(const uint8_t* page, uint32_t page_size);
 
 /// A file of pages. Owns the descriptor. Not thread-safe for writes; reads (pread) may run
 /// concurrently.

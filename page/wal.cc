@@ -5,32 +5,25 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 
-#include <boost/crc.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <random>
 
 #include "page/errors.h"
-#include "page/page_file.h"
+#include "page/page_header.h"
+#include "util/coding.h"
+#include "util/crc32c.h"
 
 namespace pbtree {
 
 namespace {
-
-using Crc32c = boost::crc_optimal<32, 0x1EDC6F41, 0xFFFFFFFF, 0xFFFFFFFF, true, true>;
 
 constexpr uint32_t kFrameImage = 1;
 constexpr uint32_t kFrameCommit = 2;
 
 std::string errno_text() {
   return std::strerror(errno);
-}
-
-uint32_t crc_of(const uint8_t* p, size_t n) {
-  Crc32c crc;
-  crc.process_bytes(p, n);
-  return crc.checksum();
 }
 
 bool plausible_page_size(uint32_t ps) {
@@ -109,13 +102,13 @@ Scan scan_log(Io& io, int fd, const std::string& path) {
   if (std::memcmp(head, kWalMagic, 8) != 0 || !plausible_page_size(get_u32(head + 12))) return s;
   const uint32_t version = get_u32(head + 8);
   if (version == kWalVersion1) {
-    if (get_u32(head + 24) != crc_of(head, 24)) return s;
+    if (get_u32(head + 24) != crc32c(head, 24)) return s;
     s.header_size = kWalHeaderSizeV1;
   } else if (version == kWalVersion) {
     if (s.size < kWalHeaderSize ||
         !read_all(io, fd, head + kWalHeaderSizeV1, kWalHeaderSize - kWalHeaderSizeV1,
                   kWalHeaderSizeV1, path) ||
-        get_u32(head + 32) != crc_of(head, 32)) {
+        get_u32(head + 32) != crc32c(head, 32)) {
       return s;
     }
     s.header_size = kWalHeaderSize;
@@ -155,7 +148,7 @@ Scan scan_log(Io& io, int fd, const std::string& path) {
           !read_all(io, fd, rec, kWalCommitSize, offset, path)) {
         break;
       }
-      if (get_u32(rec + 32) != crc_of(rec, 32) || get_u32(rec + 4) != s.frames) break;
+      if (get_u32(rec + 32) != crc32c(rec, 32) || get_u32(rec + 4) != s.frames) break;
       Crc32c batch;
       for (uint32_t c : s.crcs) {
         uint8_t b[4];
@@ -343,7 +336,7 @@ void Wal::reset_locked() {
   put_u32(head + 12, page_size_);
   put_u64(head + 16, salt_);
   put_u64(head + 24, file_id_);
-  put_u32(head + 32, crc_of(head, 32));
+  put_u32(head + 32, crc32c(head, 32));
   truncate_to(io_, log_fd_, kWalHeaderSize, log_path_);
   write_all(io_, log_fd_, head, kWalHeaderSize, 0, log_path_);
   sync(io_, log_fd_, log_path_);
@@ -485,7 +478,7 @@ CheckpointStats Wal::checkpoint_locked(
       batch.process_bytes(b, 4);
     }
     put_u32(rec + 28, batch.checksum());
-    put_u32(rec + 32, crc_of(rec, 32));
+    put_u32(rec + 32, crc32c(rec, 32));
     write_all(io_, log_fd_, rec, kWalCommitSize, frame_offset(frame_count_), log_path_);
     record_written = true;
     sync(io_, log_fd_, log_path_);
