@@ -23,7 +23,7 @@ constexpr uint64_t kAfterAll = uint64_t{1} << 40;
 
 int compare_entry(std::span<const uint8_t> a, uint64_t ra, std::span<const uint8_t> b, uint64_t rb,
                   bool descending) {
-  int c = compare_index_keys(a, b, descending);
+  int c = compare_keys(a, b, descending);
   if (c != 0) return c;
   return ra < rb ? -1 : (ra > rb ? 1 : 0);
 }
@@ -33,7 +33,7 @@ uint32_t first_node_offset(const uint8_t* page) {
 }
 
 [[noreturn]] void corrupt(const uint8_t* page, const std::string& what) {
-  throw CorruptError(page_error(page, what));
+  corrupt_page(page, what);
 }
 
 // Readers restart from the root when a pointer leads to a page that is not (or no longer) a
@@ -366,7 +366,7 @@ struct CursorOps {
         n = node_with_key(d, ps, offset, c.key_);
       }
       if (hopped && !n.is_marker()) {
-        if (compare_index_keys(c.key_, before, c.tree_->def_.descending) < 0)
+        if (compare_keys(c.key_, before, c.tree_->def_.descending) < 0)
           corrupt(d, "first key sorts below the last key of the left sibling");
         hopped = false;
       }
@@ -433,7 +433,7 @@ struct CursorOps {
     const bool desc = c.tree_->def_.descending;
     auto beyond = [&](const Cursor::Ahead& e) {
       std::span<const uint8_t> k(c.ahead_keys_.data() + e.key_offset, e.key_length);
-      const int cmp = compare_index_keys(k, r.upper->key, desc);
+      const int cmp = compare_keys(k, r.upper->key, desc);
       return cmp > 0 || (cmp == 0 && !r.upper->inclusive);
     };
     if (!beyond(c.ahead_.back())) return;
@@ -613,11 +613,11 @@ struct CursorOps {
     bool out = false;
     if (r.prefix && !starts_with(c.key_, *r.prefix)) out = true;
     if (!r.backward && r.upper) {
-      int cmp = compare_index_keys(c.key_, r.upper->key, desc);
+      int cmp = compare_keys(c.key_, r.upper->key, desc);
       out = out || cmp > 0 || (cmp == 0 && !r.upper->inclusive);
     }
     if (r.backward && r.lower) {
-      int cmp = compare_index_keys(c.key_, r.lower->key, desc);
+      int cmp = compare_keys(c.key_, r.lower->key, desc);
       out = out || cmp < 0 || (cmp == 0 && !r.lower->inclusive);
     }
     if (out) {
@@ -787,7 +787,7 @@ bool BTree::contains(std::span<const uint8_t> key, uint64_t recno) const {
   Cursor c(this, ScanRange{});
   CursorOps::seek_forward(c, key, recno);
   return c.valid() && c.record_number() == recno &&
-         compare_index_keys(c.key(), key, def_.descending) == 0;
+         compare_keys(c.key(), key, def_.descending) == 0;
 }
 
 // ------------------------------------------------------------------------------------------

@@ -25,7 +25,12 @@
 #include <vector>
 
 #include "btree/index_file.h"
-#include "page/btree_page.h"
+#include "node/btree_page.h"
+#include "node/jump_table.h"
+#include "node/node.h"
+#include "node/page_image.h"
+#include "node/page_search.h"
+#include "keys/key.h"
 #include "page/buffer_pool.h"
 
 namespace pbtree {
@@ -40,16 +45,13 @@ class PageAllocator {
   virtual void release(uint32_t page_no) = 0;
 };
 
-/// Flag in byte 1 of a page that left its tree (Firebird's btr_released).
-inline constexpr uint8_t kPageReleased = 0x20;
-
 /// A key bound of a scan: normalized key bytes, inclusive or exclusive.
 struct KeyBound {
   std::vector<uint8_t> key;
   bool inclusive = true;
 };
 
-/// What a cursor walks. Bounds are in index order (compare_index_keys with the index's
+/// What a cursor walks. Bounds are in index order (compare_keys with the index's
 /// descending flag): lower <= upper. `prefix` keeps only keys starting with those bytes
 /// (STARTING WITH); it combines with the bounds. `backward` walks from the upper end down.
 struct ScanRange {

@@ -8,7 +8,12 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "page/btree_page.h"
+#include "node/btree_page.h"
+#include "node/jump_table.h"
+#include "node/node.h"
+#include "node/page_image.h"
+#include "node/page_search.h"
+#include "util/bytes.h"
 
 namespace pbtree {
 

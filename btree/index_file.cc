@@ -28,7 +28,12 @@
 #include "btree/btree.h"
 #include "btree/bulk_build.h"
 #include "btree/stats.h"
-#include "page/btree_page.h"
+#include "node/btree_page.h"
+#include "node/jump_table.h"
+#include "node/node.h"
+#include "node/page_image.h"
+#include "node/page_search.h"
+#include "keys/key.h"
 #include "page/buffer_pool.h"
 #include "page/file_format.h"
 #include "page/page_file.h"
@@ -613,7 +618,7 @@ BTree& IndexFile::tree(const std::string& name) {
     size_t frames = im.cache_frames != 0
                         ? im.cache_frames
                         : BufferPool::frames_for(BufferPool::kDefaultBytes, page_size());
-    im.pool = std::make_unique<BufferPool>(im.file, frames);
+    im.pool = std::make_unique<BufferPool>(im.file, frames, &check_btree_frame);
     im.allocator = std::make_unique<FileAllocator>(im.header, im.file_pages(), *im.pool, path());
   }
   uint16_t jump_interval;

@@ -12,6 +12,7 @@
 #include "btree/btree.h"
 #include "btree/bulk_build.h"
 #include "keys/key_decode.h"
+#include "util/bytes.h"
 
 namespace pbtree {
 

@@ -16,7 +16,11 @@
 
 #include "btree/index_file.h"
 #include "keys/key.h"
-#include "page/btree_page.h"
+#include "node/btree_page.h"
+#include "node/jump_table.h"
+#include "node/node.h"
+#include "node/page_image.h"
+#include "node/page_search.h"
 
 namespace pbtree {
 

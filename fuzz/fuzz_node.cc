@@ -12,7 +12,11 @@
 #include <span>
 #include <vector>
 
-#include "page/btree_page.h"
+#include "node/btree_page.h"
+#include "node/jump_table.h"
+#include "node/node.h"
+#include "node/page_image.h"
+#include "node/page_search.h"
 #include "page/errors.h"
 
 namespace {

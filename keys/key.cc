@@ -675,15 +675,6 @@ Value parse_value(const TypeSpec& type, std::string_view text) {
   throw KeyError(fmt::format("unknown column type {}", static_cast<int>(type.type)));
 }
 
-int compare_keys(std::span<const uint8_t> a, std::span<const uint8_t> b, bool descending) {
-  const size_t n = std::min(a.size(), b.size());
-  const int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
-  if (c != 0) return c < 0 ? -1 : 1;
-  if (a.size() == b.size()) return 0;
-  const bool a_shorter = a.size() < b.size();
-  return (a_shorter != descending) ? -1 : 1;
-}
-
 std::string key_to_text(const TypeSpec& type, KeyFormat format, bool descending,
                         std::span<const uint8_t> key) {
   if (key.size() > KeyBuffer::kCapacity) corrupt(type, format, key, "longer than 8192 bytes");

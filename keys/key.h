@@ -6,8 +6,10 @@
 // building a key: callers pass a KeyBuffer (fixed 8192-byte array, Firebird 4+'s MAX_KEY).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -170,7 +172,14 @@ size_t build_compound_key(std::span<const Segment> segments, bool descending, Ke
 
 /// Key order: unsigned bytewise; on a common prefix the shorter key sorts first ascending and
 /// last descending (§1.10). Returns <0, 0, >0.
-int compare_keys(std::span<const uint8_t> a, std::span<const uint8_t> b, bool descending);
+inline int compare_keys(std::span<const uint8_t> a, std::span<const uint8_t> b, bool descending) {
+  const size_t n = std::min(a.size(), b.size());
+  const int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+  if (c != 0) return c < 0 ? -1 : 1;
+  if (a.size() == b.size()) return 0;
+  const bool a_shorter = a.size() < b.size();
+  return (a_shorter != descending) ? -1 : 1;
+}
 
 /// Decodes a stored single-segment key back to the text parse_value() reads ("NULL" for the
 /// NULL key). Exact formats give exact text (numeric keeps S fraction digits); Double gives

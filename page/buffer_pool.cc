@@ -8,7 +8,6 @@
 #include <cstring>
 #include <utility>
 
-#include "page/btree_page.h"
 
 namespace pbtree {
 
@@ -42,7 +41,8 @@ size_t BufferPool::frames_for(size_t bytes, uint32_t page_size) {
   return n < kMinFrames ? kMinFrames : n;
 }
 
-BufferPool::BufferPool(PageFile& file, size_t frames) : file_(file), page_size_(file.page_size()) {
+BufferPool::BufferPool(PageFile& file, size_t frames, PageCheck check)
+    : file_(file), page_size_(file.page_size()), check_(check) {
   if (page_size_ == 0) throw UsageError(fmt::format("{}: page size not known", file.path()));
   if (frames < kMinFrames) {
     throw UsageError(
@@ -97,9 +97,9 @@ PageRef BufferPool::pin(uint32_t page_no, uint8_t expected_type) {
   }
   Frame* f = victim_locked();
   file_.read(page_no, f->data, expected_type);  // on throw the frame stays free
-  // A B-tree page's header bounds every node decode done in place on the frame: a length or
-  // jump size beyond the page is caught here, once, before anyone trusts it.
-  if (f->data[0] == static_cast<uint8_t>(PageType::Btree)) check_btree_header(f->data, page_size_);
+  // E.g. a B-tree page's header bounds every node decode done in place on the frame: a length
+  // or jump size beyond the page is caught here, once, before anyone trusts it.
+  if (check_ != nullptr) check_(f->data, page_size_);
   ++stats_.misses;
   f->page_no = page_no;
   f->in_use = true;

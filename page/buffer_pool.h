@@ -86,9 +86,13 @@ class BufferPool {
   /// Fewest frames a pool may have: enough for a writer's and a few readers' pins.
   static constexpr size_t kMinFrames = 8;
 
-  /// `frames` frames of file.page_size() bytes. Throws UsageError if frames < kMinFrames or the
-  /// file has no page size yet.
-  BufferPool(PageFile& file, size_t frames);
+  /// Checks a page just read into a frame, before anyone decodes it in place (the B-tree
+  /// layer passes check_btree_frame, node/btree_page.h); throws CorruptError.
+  using PageCheck = void (*)(const uint8_t* page, uint32_t page_size);
+
+  /// `frames` frames of file.page_size() bytes; `check` (if not null) runs on every page read.
+  /// Throws UsageError if frames < kMinFrames or the file has no page size yet.
+  BufferPool(PageFile& file, size_t frames, PageCheck check = nullptr);
   /// Does not write dirty frames: call flush() first (a destructor cannot report I/O errors).
   ~BufferPool();
   BufferPool(const BufferPool&) = delete;
@@ -126,6 +130,7 @@ class BufferPool {
 
   PageFile& file_;
   uint32_t page_size_;
+  PageCheck check_ = nullptr;
   std::unique_ptr<uint8_t[]> arena_;
   std::vector<std::unique_ptr<Frame>> frames_;
   std::unordered_map<uint32_t, Frame*> table_;

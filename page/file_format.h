@@ -70,7 +70,11 @@
 #include <vector>
 
 #include "keys/key.h"
-#include "page/btree_page.h"
+#include "node/btree_page.h"
+#include "node/jump_table.h"
+#include "node/node.h"
+#include "node/page_image.h"
+#include "node/page_search.h"
 #include "page/errors.h"
 #include "page/page_file.h"
 

@@ -15,7 +15,12 @@
 
 #include "btree/bulk_build.h"
 #include "btree/index_file.h"
-#include "page/btree_page.h"
+#include "node/btree_page.h"
+#include "node/jump_table.h"
+#include "node/node.h"
+#include "node/page_image.h"
+#include "node/page_search.h"
+#include "keys/key.h"
 #include "page/file_format.h"
 #include "page/page_file.h"
 
@@ -424,7 +429,7 @@ TEST(BtreeBulkLoad, NullKeysInUniqueIndexAreAllowed) {
 void check_tree_against_model(IndexFile& f, const IndexInfo& info,
                               std::vector<std::pair<Bytes, uint64_t>> model, bool descending) {
   std::sort(model.begin(), model.end(), [&](const auto& a, const auto& b) {
-    int c = compare_index_keys(a.first, b.first, descending);
+    int c = compare_keys(a.first, b.first, descending);
     return c != 0 ? c < 0 : a.second < b.second;
   });
   const uint32_t ps = f.page_size();

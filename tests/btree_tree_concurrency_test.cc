@@ -65,7 +65,7 @@ TEST(BtreeTreeConcurrency, TwoReadersOneWriter) {
           for (Cursor c = env.tree->scan(r); c.valid() && n < 60; c.next(), ++n) {
             std::vector<uint8_t> k(c.key().begin(), c.key().end());
             if (n > 0) {
-              int cmp = compare_index_keys(prev, k, false);
+              int cmp = compare_keys(prev, k, false);
               bool sorted = r.backward ? (cmp > 0 || (cmp == 0 && prev_recno > c.record_number()))
                                        : (cmp < 0 || (cmp == 0 && prev_recno < c.record_number()));
               if (!sorted) report(fmt::format("scan from {} not sorted at item {}", v, n));

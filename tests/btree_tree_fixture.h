@@ -66,7 +66,7 @@ struct TreeEnv {
   explicit TreeEnv(bool unique = false, bool descending = false, uint32_t page_size = 4096,
                    size_t frames = 64, uint16_t jump_interval = 576,
                    NodeLayout layout = NodeLayout::Firebird)
-      : file(PageFile::create(tmp.path(), page_size)), pool(file, frames) {
+      : file(PageFile::create(tmp.path(), page_size)), pool(file, frames, &check_btree_frame) {
     IndexDefinition def;
     def.name = "T";
     def.unique = unique;

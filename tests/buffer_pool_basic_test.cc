@@ -26,7 +26,7 @@ void fill_page(uint8_t* page, uint8_t byte, uint32_t page_size) {
 TEST(BufferPoolBasic, DirtyPagesAreWrittenBackOnEviction) {
   TempPath tmp;
   PageFile file = PageFile::create(tmp.path(), 4096);
-  BufferPool pool(file, 8);
+  BufferPool pool(file, 8, &check_btree_frame);
   for (uint32_t p = 0; p < 20; ++p) {
     PageRef ref = pool.create(p);
     std::unique_lock l(ref.latch());
@@ -52,7 +52,7 @@ TEST(BufferPoolBasic, BtreePageWithLengthBeyondThePageIsCorrupt) {
   page[0] = static_cast<uint8_t>(PageType::Btree);
   put_u16(page.data() + 30, 4097);  // btr_length
   file.write(2, page.data());
-  BufferPool pool(file, 8);
+  BufferPool pool(file, 8, &check_btree_frame);
   try {
     pool.pin(2);
     FAIL() << "no error";
@@ -65,7 +65,7 @@ TEST(BufferPoolBasic, BtreePageWithLengthBeyondThePageIsCorrupt) {
 TEST(BufferPoolBasic, FlushWritesEveryDirtyPageOnce) {
   TempPath tmp;
   PageFile file = PageFile::create(tmp.path(), 4096);
-  BufferPool pool(file, 16);
+  BufferPool pool(file, 16, &check_btree_frame);
   for (uint32_t p = 0; p < 5; ++p) {
     PageRef ref = pool.create(p);
     std::unique_lock l(ref.latch());
@@ -85,7 +85,7 @@ TEST(BufferPoolBasic, FlushWritesEveryDirtyPageOnce) {
 TEST(BufferPoolBasic, AllFramesPinnedIsAClearError) {
   TempPath tmp;
   PageFile file = PageFile::create(tmp.path(), 4096);
-  BufferPool pool(file, 8);
+  BufferPool pool(file, 8, &check_btree_frame);
   std::vector<PageRef> held;
   for (uint32_t p = 0; p < 8; ++p) held.push_back(pool.create(p));
   try {
@@ -107,7 +107,7 @@ TEST(BufferPoolBasic, TooFewFramesIsRefused) {
 TEST(BufferPoolBasic, ReadingAPageBeyondTheFileFails) {
   TempPath tmp;
   PageFile file = PageFile::create(tmp.path(), 4096);
-  BufferPool pool(file, 8);
+  BufferPool pool(file, 8, &check_btree_frame);
   EXPECT_THROW(pool.pin(3), CorruptError);
   EXPECT_EQ(pool.pinned_frames(), 0u);
 }
@@ -115,7 +115,7 @@ TEST(BufferPoolBasic, ReadingAPageBeyondTheFileFails) {
 TEST(BufferPoolBasic, HitsDoNotReadAgain) {
   TempPath tmp;
   PageFile file = PageFile::create(tmp.path(), 4096);
-  BufferPool pool(file, 8);
+  BufferPool pool(file, 8, &check_btree_frame);
   {
     PageRef ref = pool.create(0);
     std::unique_lock l(ref.latch());
@@ -133,7 +133,7 @@ TEST(BufferPoolBasic, HitsDoNotReadAgain) {
 TEST(BufferPoolBasic, MarkDirtyBumpsVersion) {
   TempPath tmp;
   PageFile file = PageFile::create(tmp.path(), 4096);
-  BufferPool pool(file, 8);
+  BufferPool pool(file, 8, &check_btree_frame);
   PageRef ref = pool.create(0);
   uint64_t v = ref.version();
   ref.mark_dirty();

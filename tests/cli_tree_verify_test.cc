@@ -6,7 +6,11 @@
 #include <cstring>
 #include <vector>
 
-#include "page/btree_page.h"
+#include "node/btree_page.h"
+#include "node/jump_table.h"
+#include "node/node.h"
+#include "node/page_image.h"
+#include "node/page_search.h"
 #include "page/file_format.h"
 #include "page/page_file.h"
 #include "tests/cli_tree_test_util.h"

@@ -25,7 +25,7 @@ using Entry = std::pair<std::vector<uint8_t>, uint64_t>;
 struct EntryLess {
   bool descending;
   bool operator()(const Entry& a, const Entry& b) const {
-    int c = compare_index_keys(a.first, b.first, descending);
+    int c = compare_keys(a.first, b.first, descending);
     if (c != 0) return c < 0;
     return a.second < b.second;
   }
@@ -62,7 +62,7 @@ class ModelRun {
     const size_t pool_size =
         cfg.shape == KeyShape::LongText || cfg.shape == KeyShape::VeryLongText ? 3000 : 20000;
     auto less = [](const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
-      return compare_index_keys(a, b, false) < 0;
+      return compare_keys(a, b, false) < 0;
     };
     std::set<std::vector<uint8_t>, decltype(less)> seen(less);
     while (keys_.size() < pool_size) {
@@ -228,11 +228,11 @@ class ModelRun {
     const bool desc = cfg_.descending;
     auto in_range = [&](const std::vector<uint8_t>& key) {
       if (r.lower) {
-        int c = compare_index_keys(key, r.lower->key, desc);
+        int c = compare_keys(key, r.lower->key, desc);
         if (c < 0 || (c == 0 && !r.lower->inclusive)) return false;
       }
       if (r.upper) {
-        int c = compare_index_keys(key, r.upper->key, desc);
+        int c = compare_keys(key, r.upper->key, desc);
         if (c > 0 || (c == 0 && !r.upper->inclusive)) return false;
       }
       if (r.prefix && (key.size() < r.prefix->size() ||
@@ -447,8 +447,8 @@ class ModelLongKeys : public ::testing::TestWithParam<LongKeyConfig> {
       r.backward = i % 2 == 1;
       std::vector<Entry> expected;
       for (const Entry& e : all) {
-        const int lo = compare_index_keys(e.first, r.lower->key, desc);
-        const int hi = compare_index_keys(e.first, r.upper->key, desc);
+        const int lo = compare_keys(e.first, r.lower->key, desc);
+        const int hi = compare_keys(e.first, r.upper->key, desc);
         if ((lo > 0 || (lo == 0 && r.lower->inclusive)) &&
             (hi < 0 || (hi == 0 && r.upper->inclusive))) {
           expected.push_back(e);

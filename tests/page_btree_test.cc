@@ -7,7 +7,12 @@
 #include <random>
 #include <vector>
 
-#include "page/btree_page.h"
+#include "node/btree_page.h"
+#include "node/jump_table.h"
+#include "node/node.h"
+#include "node/page_image.h"
+#include "node/page_search.h"
+#include "keys/key.h"
 
 namespace pbtree {
 namespace {
@@ -381,7 +386,7 @@ TEST(PageBtreeFind, MatchesModelWithJumpNodes) {
     std::printf("seed 42\n");
     std::vector<PageEntry> entries = random_entries(rng, 700);
     std::stable_sort(entries.begin(), entries.end(), [&](const PageEntry& a, const PageEntry& b) {
-      int c = compare_index_keys(a.key, b.key, descending);
+      int c = compare_keys(a.key, b.key, descending);
       return c != 0 ? c < 0 : a.recno < b.recno;
     });
     BtreePageImage image;
@@ -408,7 +413,7 @@ TEST(PageBtreeFind, MatchesModelWithJumpNodes) {
       for (FindMode mode : {FindMode::LowerBound, FindMode::UpperBound}) {
         size_t expect = 0;
         while (expect < entries.size()) {
-          int c = compare_index_keys(entries[expect].key, key, descending);
+          int c = compare_keys(entries[expect].key, key, descending);
           bool below = c < 0 || (c == 0 && (mode == FindMode::LowerBound
                                                 ? recno && entries[expect].recno < *recno
                                                 : !recno || entries[expect].recno <= *recno));

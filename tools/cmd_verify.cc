@@ -14,7 +14,12 @@
 
 #include "btree/btree.h"
 #include "btree/index_file.h"
-#include "page/btree_page.h"
+#include "node/btree_page.h"
+#include "node/jump_table.h"
+#include "node/node.h"
+#include "node/page_image.h"
+#include "node/page_search.h"
+#include "keys/key.h"
 #include "page/buffer_pool.h"
 #include "page/file_format.h"
 #include "page/page_file.h"
@@ -154,7 +159,7 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
     }
     // BTree::verify stops at the first problem; the walk below goes on past corrupt pages.
     try {
-      BufferPool pool(file, BufferPool::frames_for(size_t{16} << 20, ps));
+      BufferPool pool(file, BufferPool::frames_for(size_t{16} << 20, ps), &check_btree_frame);
       NoAllocator alloc;
       BTree tree(pool, alloc, info.root_page, info.def, static_cast<uint8_t>(info.id % 256), 0);
       tree.verify();

@@ -1,0 +1,61 @@
+// Jump nodes (Firebird src/jrd/btr.cpp, docs/FORMAT.md §2.5): the table in front of a
+// B-tree page's nodes that lets a search skip to one jump area.
+//
+// Jump node (table entry): prefix varint (bytes shared with the previous jump key), length
+// varint, 2-byte offset of the target node from the page start, `length` data bytes. The jump
+// key is the first target.prefix bytes of the target node's full key.
+//
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "node/btree_page.h"
+
+namespace pbtree {
+
+/// One jump-table entry as decoded: a view into the page.
+struct JumpNode {
+  uint32_t prefix = 0;  ///< bytes shared with the previous jump key
+  uint32_t length = 0;
+  uint16_t node_offset = 0;  ///< target node, from the page start
+  const uint8_t* data = nullptr;
+  uint32_t offset = 0;  ///< of the entry itself
+  uint32_t size = 0;
+};
+/// Encoded size of a jump node with `length` data bytes.
+uint32_t jump_node_size(uint32_t prefix, uint32_t length);
+/// Writes one jump-table entry at `out`; returns bytes written.
+uint32_t encode_jump_node(uint32_t prefix, std::span<const uint8_t> data, uint16_t node_offset,
+                          uint8_t* out);
+/// Decodes the jump node at `offset`, reading no byte at or beyond `limit`. Throws CorruptError.
+JumpNode decode_jump_node(const uint8_t* page, uint32_t limit, uint32_t offset);
+
+/// A jump node with its full jump key.
+struct JumpEntry {
+  std::vector<uint8_t> key;  ///< first target.prefix bytes of the target's key
+  uint16_t node_offset = 0;
+};
+/// Decodes the whole jump table of `page` and checks Firebird's invariants (validation.cpp):
+/// offsets within (39 + jump_size, btr_length): never the first node, first prefix 0, each prefix
+/// <= the previous jump key length, entries within jump_size. Throws CorruptError.
+std::vector<JumpEntry> decode_jump_table(const uint8_t* page, uint32_t page_size);
+
+/// Jump interval (jumpAreaSize, bytes) of a single-segment index whose longest key is
+/// `max_key_length` bytes (Firebird BTR_key_length, descending escape byte included):
+/// 512 + 16 * floor(sqrt(K)), K = ROUNDUP(max_key_length + nullInd, 8), nullInd = 1 for
+/// ascending, 0 for descending (btr.cpp fast_load, idx.cpp IDX_create_index; Firebird 3..5).
+uint16_t jump_area_size(size_t max_key_length, bool descending);
+
+/// Jump interval (bytes) of a tree built in `layout`: jump_area_size() on Firebird's nodes; a
+/// quarter of it on compact nodes, which take ~2.5 instead of ~6 bytes for dense integer keys,
+/// so a jump area holds about as many nodes as on a Firebird page and an in-page search
+/// decodes about as many (pbtree's rule; the jump nodes cost ~4% of a compact page).
+inline uint16_t layout_jump_interval(size_t max_key_length, bool descending, NodeLayout layout) {
+  const uint16_t j = jump_area_size(max_key_length, descending);
+  return layout == NodeLayout::Compact ? static_cast<uint16_t>(j / 4) : j;
+}
+
+}  // namespace pbtree

@@ -1,0 +1,229 @@
+// In-page search (node/page_search.h): jump table first, then the prefix trick within one
+// jump area (Firebird btr.cpp find_area_start_point / find_node_start_point).
+#include "node/page_search.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "keys/key.h"
+#include "node/jump_table.h"
+#include "node/node_internal.h"
+
+namespace pbtree {
+
+namespace {
+
+// Compares the key a[0, na) + b[0, nb) with `key` in index order (compare_keys);
+// `common` gets the bytes they share.
+int compare_two_part(const uint8_t* a, uint32_t na, const uint8_t* b, uint32_t nb,
+                     std::span<const uint8_t> key, bool descending, uint32_t& common) {
+  const size_t ks = key.size();
+  const size_t m = std::min<size_t>(na, ks);
+  size_t i = 0;
+  while (i < m && a[i] == key[i]) ++i;
+  if (i < m) {
+    common = static_cast<uint32_t>(i);
+    return a[i] < key[i] ? -1 : 1;
+  }
+  if (i < na) {  // the search key ends inside the first part: the entry is longer
+    common = static_cast<uint32_t>(ks);
+    return descending ? -1 : 1;
+  }
+  const size_t m2 = std::min<size_t>(nb, ks - na);
+  size_t t = 0;
+  while (t < m2 && b[t] == key[na + t]) ++t;
+  common = static_cast<uint32_t>(na + t);
+  if (t < m2) return b[t] < key[na + t] ? -1 : 1;
+  const size_t total = size_t{na} + nb;
+  if (total == ks) return 0;
+  if (total < ks) return descending ? 1 : -1;
+  return descending ? -1 : 1;
+}
+
+
+}  // namespace
+
+PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const uint8_t> key,
+                      bool descending, std::optional<uint64_t> recno, FindMode mode) {
+  const BtreeHeader h = check_btree_header(page, page_size);
+  const bool leaf = h.level == 0;
+  const uint32_t first = kBtreeHeaderSize + h.jump_size;
+  const uint32_t limit = h.length;
+  // True if a node comparing `c` to the key (and carrying `node_recno`) lies below the target.
+  auto below = [&](int c, uint64_t node_recno) {
+    if (c != 0) return c < 0;
+    if (mode == FindMode::LowerBound) return recno.has_value() && node_recno < *recno;
+    return !recno.has_value() || node_recno <= *recno;
+  };
+
+  PageFind result;
+  uint32_t pos = first;
+  uint32_t matched = 0;
+  uint32_t prev = 0;
+  bool have_prev = false;
+  NodeContext ctx;              // of the node at `prev` (compact pages)
+  NodeContext ctx_before_prev;  // the one `prev` itself is decoded with, if any
+  bool have_ctx_before_prev = false;
+
+  // Nodes are decoded by the unchecked fast path when they lie well inside btr_length.
+  // Compact pages (try_decode_node declines them) decode with the previous node's context.
+  auto node_at = [&](uint32_t off, const NodeContext* c) {
+    IndexNode n;
+    if (!try_decode_node(page, limit, off, leaf, n)) n = decode_node(page, limit, off, leaf, c);
+    return n;
+  };
+
+  // find_area_start_point: the last jump target below the target. The jump key is rebuilt in
+  // a stack buffer (a key is shorter than page_size / 4 <= 8192 bytes): no heap per visit.
+  // Most jump nodes are decided by their jump key alone (a prefix of the target's key): only a
+  // jump key that is a prefix of the search key needs the target node, so the search touches
+  // the jump table's cache lines and not one line per jump target. The last target found
+  // below is decoded after the loop (cand; prev_cand in case it is the END_BUCKET, which
+  // fast_load may give a jump node and which the linear scan must reach by itself).
+  struct Candidate {
+    uint32_t offset = 0;
+    uint32_t matched = 0;
+    uint32_t jump_len = 0;
+    uint32_t index = 0;
+  };
+  std::optional<Candidate> cand, prev_cand;
+  uint8_t jump_key[8192];
+  uint32_t jump_len = 0;
+  uint32_t jpos = kBtreeHeaderSize;
+  const size_t ks = key.size();
+  for (uint32_t i = 0; i < h.jump_count; ++i) {
+    JumpNode j = decode_jump_node(page, first, jpos);
+    jpos += j.size;
+    if (j.prefix > jump_len) {
+      corrupt_page(page, fmt::format("jump node {} has prefix {} beyond the previous jump key ({})", i,
+                                j.prefix, jump_len));
+    }
+    if (j.prefix + j.length > sizeof jump_key) {
+      corrupt_page(page, fmt::format("jump node {} key of {} bytes exceeds {}", i, j.prefix + j.length,
+                                sizeof jump_key));
+    }
+    if (j.length != 0) std::memcpy(jump_key + j.prefix, j.data, j.length);
+    jump_len = j.prefix + j.length;
+    node_detail::check_jump_target(page, i, j.node_offset, first, limit);
+    const size_t m = std::min<size_t>(jump_len, ks);
+    size_t d = 0;
+    while (d < m && jump_key[d] == key[d]) ++d;
+    bool is_below;
+    uint32_t common;
+    if (d < m) {  // the jump key alone orders the target
+      is_below = jump_key[d] < key[d];
+      common = static_cast<uint32_t>(d);
+    } else if (jump_len > ks) {  // the search key is a proper prefix of the target's key
+      is_below = descending;
+      common = static_cast<uint32_t>(ks);
+    } else {
+      IndexNode target = node_at(j.node_offset, nullptr);
+      if (target.is_marker()) break;
+      if (target.prefix != jump_len) {
+        corrupt_page(page, fmt::format("jump node {} key length {} differs from node prefix {}", i,
+                                  jump_len, target.prefix));
+      }
+      const int c =
+          compare_two_part(jump_key, jump_len, target.data, target.length, key, descending, common);
+      is_below = below(c, target.recno);
+    }
+    if (!is_below) break;
+    prev_cand = cand;
+    cand = Candidate{j.node_offset, common, jump_len, i};
+  }
+  for (const std::optional<Candidate>* c : {&cand, &prev_cand}) {
+    if (!c->has_value()) continue;
+    IndexNode target = node_at((*c)->offset, nullptr);
+    if (target.is_marker()) continue;
+    if (target.prefix != (*c)->jump_len) {
+      corrupt_page(page, fmt::format("jump node {} key length {} differs from node prefix {}",
+                                (*c)->index, (*c)->jump_len, target.prefix));
+    }
+    prev = target.offset;
+    have_prev = true;
+    ctx = context_after(target);
+    matched = (*c)->matched;
+    pos = target.end();
+    break;
+  }
+
+  if (!have_prev && !leaf && h.left_sibling == 0) {
+    // Degenerate first node of the leftmost page of a non-leaf level: below everything.
+    IndexNode n = node_at(pos, nullptr);
+    if (!n.is_marker()) {
+      prev = n.offset;
+      have_prev = true;
+      ctx = context_after(n);
+      matched = 0;
+      pos = n.end();
+    }
+  }
+
+  // find_node_start_point: linear scan with the prefix trick.
+  for (;;) {
+    IndexNode n = node_at(pos, have_prev ? &ctx : nullptr);
+    result.offset = n.offset;
+    result.prev_offset = have_prev ? prev : 0;
+    result.has_offset_ctx = have_prev;
+    result.offset_ctx = ctx;
+    result.has_prev_ctx = have_prev && have_ctx_before_prev;
+    result.prev_ctx = ctx_before_prev;
+    if (n.is_end_level()) {
+      result.at_marker = true;
+      result.matched = matched;
+      return result;
+    }
+    bool is_below;
+    uint32_t new_matched = matched;
+    if (have_prev && n.prefix < matched) {
+      is_below = false;
+      new_matched = n.prefix;
+    } else if (have_prev && n.prefix > matched) {
+      is_below = true;
+    } else {
+      if (!have_prev && n.prefix != 0) {
+        corrupt_page(page, fmt::format("first node at offset {} has prefix {}", n.offset, n.prefix));
+      }
+      size_t rest = key.size() - matched;
+      size_t m = std::min<size_t>(rest, n.length);
+      size_t i = 0;
+      while (i < m && n.data[i] == key[matched + i]) ++i;
+      new_matched = matched + static_cast<uint32_t>(i);
+      int c;
+      if (i < m) {
+        c = n.data[i] < key[matched + i] ? -1 : 1;
+      } else if (n.length == rest) {
+        c = 0;
+      } else if (n.length < rest) {
+        c = descending ? 1 : -1;
+      } else {
+        c = descending ? -1 : 1;
+      }
+      is_below = below(c, n.recno);
+    }
+    if (!is_below) {
+      result.at_marker = n.is_end_bucket();
+      result.matched = new_matched;
+      return result;
+    }
+    if (n.is_end_bucket()) {
+      result.at_marker = true;
+      result.beyond_end_bucket = true;
+      result.matched = new_matched;
+      return result;
+    }
+    matched = new_matched;
+    ctx_before_prev = ctx;
+    have_ctx_before_prev = have_prev;
+    prev = n.offset;
+    have_prev = true;
+    ctx = context_after(n);
+    pos = n.end();
+  }
+}
+
+}  // namespace pbtree
