@@ -181,6 +181,14 @@ inline int compare_keys(std::span<const uint8_t> a, std::span<const uint8_t> b, 
   return (a_shorter != descending) ? -1 : 1;
 }
 
+/// Entry order of an index: compare_keys, then the record number as the tie-break.
+inline int compare_entry(std::span<const uint8_t> a, uint64_t ra, std::span<const uint8_t> b,
+                         uint64_t rb, bool descending) {
+  const int c = compare_keys(a, b, descending);
+  if (c != 0) return c;
+  return ra < rb ? -1 : (ra > rb ? 1 : 0);
+}
+
 /// Decodes a stored single-segment key back to the text parse_value() reads ("NULL" for the
 /// NULL key). Exact formats give exact text (numeric keeps S fraction digits); Double gives
 /// the shortest round-trip text; Text gives the bytes with trailing spaces cut.

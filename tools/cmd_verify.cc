@@ -93,7 +93,7 @@ IndexFigures walk_index(const IndexInfo& info, const PageFile& file, uint32_t pa
       if (img.header.level != expected_level) {
         report(p, fmt::format("level {} where {} expected", img.header.level, expected_level));
       }
-      if (buf[1] & kPageReleased) report(p, "released page still in the tree");
+      if (BtreePage(buf.data()).released()) report(p, "released page still in the tree");
       if (img.header.level > 0) {
         for (const PageEntry& e : img.entries) next.push_back(e.page_number);
         continue;
@@ -201,7 +201,7 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
       // Free pages: type 9, or b-tree pages the tree released (btr_released) and nothing
       // reused yet.
       if (buf[0] == static_cast<uint8_t>(PageType::Free) ||
-          (buf[0] == static_cast<uint8_t>(PageType::Btree) && (buf[1] & kPageReleased))) {
+          (buf[0] == static_cast<uint8_t>(PageType::Btree) && BtreePage(buf.data()).released())) {
         ++free_pages;
       } else {
         violations.push_back(fmt::format("page {} ({}): not reachable from any index and not free",

@@ -1,0 +1,432 @@
+// Cursor: forward scans decoding ahead under one latch hold per batch, backward scans
+// through a jump-area cache, bounds and prefix checks, re-seek when a leaf changed
+// (design at the top of btree/btree.h).
+#include "btree/tree_internal.h"
+
+#include <cstring>
+#include <thread>
+
+namespace pbtree {
+
+struct CursorOps {
+  // Moves `cur` to its right sibling (coupled: the sibling is latched first).
+  static void move_right(const BTree& t, ReadLatch& cur) { pbtree::move_right(t.pool_, cur); }
+
+  // Counts one move right of the cursor; more moves than the file has pages means the sibling
+  // chain loops (a corrupt file).
+  static void count_hop(Cursor& c, const uint8_t* d, bool left = false) {
+    if (++c.hops_ <= 1024) return;
+    PageFile& f = c.tree_->pool_.file();
+    if (c.hops_ > f.file_size() / f.page_size() + 1)
+      corrupt_page(d, left ? "the left sibling chain loops back or does not link back"
+                      : "the right sibling chain loops back");
+  }
+
+  // Positions on the node at `offset` of `cur`; key_ holds the previous node's key if
+  // `key_known`. Moves right past END_BUCKET.
+  // `ahead`: also decode the entries after it for next() (not for single-entry seeks).
+  static void land_forward(Cursor& c, ReadLatch& cur, uint32_t offset, bool key_known,
+                           bool ahead = true) {
+    c.ahead_.clear();
+    c.ahead_pos_ = 0;
+    c.ahead_stop_ = false;
+    const uint32_t ps = c.tree_->pool_.page_size();
+    // After a move right, the first key found must not sort below the last key of the page
+    // left behind: a sibling chain that loops back (a corrupt file) is caught here, and by the
+    // hop bound in move_right_checked when every key is equal.
+    std::vector<uint8_t> before;
+    bool hopped = false;
+    for (;;) {
+      const uint8_t* d = cur.data();
+      IndexNode n;
+      if (key_known) {
+        // key_ and recno_ are the previous node's, unless this is the page's first node.
+        if (!try_decode_node(d, BtreePage(d).length(), offset, true, n)) {
+          const NodeContext ctx{static_cast<uint32_t>(c.key_.size()), c.recno_};
+          n = decode_node(d, BtreePage(d).length(), offset, true,
+                          offset == first_node(d) ? nullptr : &ctx);
+        }
+        if (!n.is_marker()) {
+          if (n.prefix > c.key_.size())
+            corrupt_page(d, fmt::format("node at offset {}: bad prefix", offset));
+          append_suffix(c.key_, n.prefix, n.data, n.length);
+        }
+      } else {
+        n = node_with_key(d, ps, offset, c.key_);
+      }
+      if (hopped && !n.is_marker()) {
+        if (compare_keys(c.key_, before, c.tree_->def_.descending) < 0)
+          corrupt_page(d, "first key sorts below the last key of the left sibling");
+        hopped = false;
+      }
+      if (n.is_end_level()) {
+        c.valid_ = false;
+        c.page_.reset();
+        return;
+      }
+      if (n.is_end_bucket()) {
+        if (!hopped) before = c.key_;
+        hopped = true;
+        count_hop(c, cur.data());
+        move_right(*c.tree_, cur);
+        offset = first_node(cur.data());
+        c.key_.clear();
+        key_known = true;
+        continue;
+      }
+      c.offset_ = offset;
+      c.next_offset_ = n.end();
+      c.recno_ = n.recno;
+      c.version_ = cur.ref().version();
+      c.valid_ = true;
+      if (ahead) fill_ahead(c, d, n);
+      c.page_ = cur.release_pin();
+      return;
+    }
+  }
+
+  // Entries decoded ahead per latch hold (a wide scan latches a leaf once per this many).
+  static constexpr int kAhead = 128;
+
+  // Decodes up to kAhead entries of leaf `d` from `pos` (the node after the current entry,
+  // whose key is c.key_) into c.ahead_, stopping at the END marker. Called under the latch.
+  static void fill_ahead(Cursor& c, const uint8_t* d, IndexNode prev_node) {
+    uint32_t pos = prev_node.end();
+    c.ahead_.clear();
+    c.ahead_keys_.clear();
+    c.ahead_pos_ = 0;
+    const uint16_t length = BtreePage(d).length();
+    size_t prev_off = 0, prev_len = c.key_.size();
+    c.ahead_stop_ = false;
+    for (int i = 0; i < kAhead; ++i) {
+      IndexNode n = node_after(d, length, pos, true, prev_node);
+      if (n.is_marker()) break;
+      if (n.prefix > prev_len) corrupt_page(d, fmt::format("node at offset {}: bad prefix", pos));
+      const size_t at = c.ahead_keys_.size();
+      c.ahead_keys_.resize(at + n.prefix + n.length);
+      uint8_t* out = c.ahead_keys_.data() + at;
+      const uint8_t* prev = i == 0 ? c.key_.data() : c.ahead_keys_.data() + prev_off;
+      if (n.prefix != 0) std::memcpy(out, prev, n.prefix);
+      if (n.length != 0) std::memcpy(out + n.prefix, n.data, n.length);
+      c.ahead_.push_back(
+          Cursor::Ahead{pos, n.end(), n.recno, static_cast<uint32_t>(at), n.prefix + n.length});
+      prev_off = at;
+      prev_len = size_t{n.prefix} + n.length;
+      pos = n.end();
+      prev_node = n;
+    }
+    // Entries beyond the upper bound are cut here, by one comparison per batch (plus a binary
+    // search in the last one), instead of a check per next().
+    const ScanRange& r = c.range_;
+    if (!r.upper || c.ahead_.empty()) return;
+    const bool desc = c.tree_->def_.descending;
+    auto beyond = [&](const Cursor::Ahead& e) {
+      std::span<const uint8_t> k(c.ahead_keys_.data() + e.key_offset, e.key_length);
+      const int cmp = compare_keys(k, r.upper->key, desc);
+      return cmp > 0 || (cmp == 0 && !r.upper->inclusive);
+    };
+    if (!beyond(c.ahead_.back())) return;
+    size_t lo = 0, hi = c.ahead_.size() - 1;  // ahead_[hi] is beyond
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      if (beyond(c.ahead_[mid])) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    c.ahead_.resize(lo);
+    c.ahead_stop_ = true;
+  }
+
+  // Forward next() without the latch: the next entry decoded ahead, if the page is unchanged.
+  static bool take_ahead(Cursor& c) {
+    if (c.page_.version() != c.version_) return false;
+    if (c.ahead_pos_ >= c.ahead_.size()) {
+      if (!c.ahead_stop_) return false;
+      c.valid_ = false;  // the next entry lies beyond the upper bound
+      c.page_.reset();
+      return true;
+    }
+    const Cursor::Ahead& e = c.ahead_[c.ahead_pos_++];
+    const uint8_t* k = c.ahead_keys_.data() + e.key_offset;
+    c.key_.assign(k, k + e.key_length);
+    c.recno_ = e.recno;
+    c.offset_ = e.offset;
+    c.next_offset_ = e.end;
+    return true;
+  }
+
+  // Forward: first entry >= (key, recno).
+  static void seek_forward(Cursor& c, std::span<const uint8_t> key, uint64_t recno) {
+    const BTree& t = *c.tree_;
+    c.page_.reset();
+    PageFind f;
+    ReadLatch cur(t.descend(key, recno, f), std::adopt_lock);
+    while (f.beyond_end_bucket) {
+      move_right(t, cur);
+      f = find_in_page(cur.data(), t.pool_.page_size(), key, t.def_.descending, recno,
+                       FindMode::LowerBound);
+    }
+    land_forward(c, cur, f.offset, false, false);
+  }
+
+  // Backward: loads the jump area of `cur` that ends before `boundary` (kToEnd: the END
+  // marker) and takes its last entry; moves left when nothing is before `boundary`.
+  // Returns false if the left sibling changed under us (caller re-seeks).
+  static bool fill_backward(Cursor& c, ReadLatch& cur, uint32_t boundary) {
+    const BTree& t = *c.tree_;
+    const uint32_t ps = t.pool_.page_size();
+    for (;;) {
+      const uint8_t* d = cur.data();
+      const uint32_t first = first_node(d);
+      if (boundary == first) {
+        uint32_t left = BtreePage(d).left_sibling();
+        if (left == 0) {
+          c.valid_ = false;
+          c.page_.reset();
+          return true;
+        }
+        count_hop(c, d, true);
+        uint32_t here = cur.ref().page_no();
+        cur.reset();  // never latch right to left while holding a latch
+        if (left == here) {
+          throw CorruptError(
+              fmt::format("page {} (b-tree): left sibling is the page itself", here));
+        }
+        ReadLatch l(t.pool_.pin(left));
+        if (!live_btree_page(l.data(), 0) || BtreePage(l.data()).sibling() != here) {
+          // A split in progress (transient) or a broken link (lasting): the caller re-seeks;
+          // after kMaxReaderRestarts in a row it is corruption.
+          if (++c.left_link_restarts_ > kMaxReaderRestarts) {
+            throw CorruptError(fmt::format(
+                "page {} (b-tree): left sibling {} does not link back to it ({} re-seeks)", here,
+                left, kMaxReaderRestarts));
+          }
+          return false;
+        }
+        cur = std::move(l);
+        boundary = kToEnd;
+        continue;
+      }
+      uint32_t start = first;
+      std::vector<uint8_t> key;
+      if (BtreePage(d).jump_count() != 0) {
+        for (JumpEntry& j : decode_jump_table(d, ps)) {
+          if (j.node_offset >= boundary) break;
+          start = j.node_offset;
+          key = std::move(j.key);
+        }
+      }
+      c.cache_.clear();
+      c.cache_keys_.clear();
+      const uint16_t length = BtreePage(d).length();
+      NodeContext ctx;
+      bool have_ctx = false;
+      for (uint32_t pos = start; pos < boundary;) {
+        IndexNode n = decode_node(d, length, pos, true, have_ctx ? &ctx : nullptr);
+        ctx = context_after(n);
+        have_ctx = true;
+        if (n.is_marker()) break;
+        if (n.prefix > key.size()) corrupt_page(d, fmt::format("node at offset {}: bad prefix", pos));
+        append_suffix(key, n.prefix, n.data, n.length);
+        c.cache_.push_back(Cursor::Cached{pos, n.recno, static_cast<uint32_t>(c.cache_keys_.size()),
+                                          static_cast<uint32_t>(key.size())});
+        c.cache_keys_.insert(c.cache_keys_.end(), key.begin(), key.end());
+        pos = n.end();
+      }
+      if (c.cache_.empty()) {
+        // Nothing between the area start and `boundary`: the area start is a marker (fast_load
+        // may give the END_BUCKET a jump node, docs/FORMAT.md §2.4) or `boundary` itself. The
+        // entries before it lie in the previous jump area, not necessarily on the left page.
+        boundary = start;
+        continue;
+      }
+      c.left_link_restarts_ = 0;
+      c.area_start_ = start;
+      c.cache_pos_ = c.cache_.size();
+      c.version_ = cur.ref().version();
+      take_cached(c);
+      c.page_ = cur.release_pin();
+      return true;
+    }
+  }
+
+  static void take_cached(Cursor& c) {
+    const Cursor::Cached& e = c.cache_[--c.cache_pos_];
+    c.key_.assign(c.cache_keys_.begin() + e.key_offset,
+                  c.cache_keys_.begin() + e.key_offset + e.key_length);
+    c.recno_ = e.recno;
+    c.offset_ = e.offset;
+    c.valid_ = true;
+  }
+
+  // Backward: last entry < (key, recno).
+  static void seek_backward(Cursor& c, std::span<const uint8_t> key, uint64_t recno) {
+    const BTree& t = *c.tree_;
+    c.page_.reset();
+    for (;;) {
+      PageFind f;
+      ReadLatch cur(t.descend(key, recno, f), std::adopt_lock);
+      while (f.beyond_end_bucket) {
+        move_right(t, cur);
+        f = find_in_page(cur.data(), t.pool_.page_size(), key, t.def_.descending, recno,
+                         FindMode::LowerBound);
+      }
+      if (fill_backward(c, cur, f.offset)) return;
+      std::this_thread::yield();  // fill_backward released `cur` and counts the re-seeks
+    }
+  }
+
+  static void seek_first(Cursor& c) {
+    c.page_.reset();
+    ReadLatch cur(c.tree_->descend_edge(false), std::adopt_lock);
+    c.key_.clear();
+    land_forward(c, cur, first_node(cur.data()), true);
+  }
+
+  static void seek_last(Cursor& c) {
+    c.page_.reset();
+    for (;;) {
+      ReadLatch cur(c.tree_->descend_edge(true), std::adopt_lock);
+      if (fill_backward(c, cur, kToEnd)) return;
+      std::this_thread::yield();  // fill_backward released `cur` and counts the re-seeks
+    }
+  }
+
+  // Ends the scan if the current entry lies outside the range.
+  static void check_bounds(Cursor& c) {
+    if (!c.valid_) return;
+    const bool desc = c.tree_->def_.descending;
+    const ScanRange& r = c.range_;
+    bool out = false;
+    if (r.prefix && !starts_with(c.key_, *r.prefix)) out = true;
+    if (!r.backward && r.upper) {
+      int cmp = compare_keys(c.key_, r.upper->key, desc);
+      out = out || cmp > 0 || (cmp == 0 && !r.upper->inclusive);
+    }
+    if (r.backward && r.lower) {
+      int cmp = compare_keys(c.key_, r.lower->key, desc);
+      out = out || cmp < 0 || (cmp == 0 && !r.lower->inclusive);
+    }
+    if (out) {
+      c.valid_ = false;
+      c.page_.reset();
+      c.cache_.clear();
+    }
+  }
+
+  // The scan's edge target from its range (see Cursor::edge_key_).
+  static void compute_edge(Cursor& c) {
+    const bool desc = c.tree_->def_.descending;
+    const size_t pad = c.tree_->pool_.page_size() / 4;
+    const ScanRange& r = c.range_;
+    c.has_edge_ = false;
+    auto consider = [&](std::vector<uint8_t> key, uint64_t recno) {
+      if (c.has_edge_) {
+        int cmp = compare_entry(key, recno, c.edge_key_, c.edge_recno_, desc);
+        if (r.backward ? cmp >= 0 : cmp <= 0) return;
+      }
+      c.has_edge_ = true;
+      c.edge_key_ = std::move(key);
+      c.edge_recno_ = recno;
+    };
+    if (!r.backward) {
+      if (r.lower) consider(r.lower->key, r.lower->inclusive ? 0 : kAfterAll);
+      if (r.prefix) {
+        std::vector<uint8_t> k = *r.prefix;
+        if (desc) k.insert(k.end(), pad, 0x00);  // below every key starting with the prefix
+        consider(std::move(k), 0);
+      }
+    } else {
+      if (r.upper) consider(r.upper->key, r.upper->inclusive ? kAfterAll : 0);
+      if (r.prefix) {
+        std::vector<uint8_t> k = *r.prefix;
+        if (!desc) k.insert(k.end(), pad, 0xFF);  // above every key starting with the prefix
+        consider(std::move(k), desc ? kAfterAll : 0);
+      }
+    }
+  }
+};
+
+Cursor::~Cursor() = default;
+
+void Cursor::start() {
+  CursorOps::compute_edge(*this);
+  if (!range_.backward) {
+    if (has_edge_) {
+      CursorOps::seek_forward(*this, edge_key_, edge_recno_);
+    } else {
+      CursorOps::seek_first(*this);
+    }
+  } else {
+    if (has_edge_) {
+      CursorOps::seek_backward(*this, edge_key_, edge_recno_);
+    } else {
+      CursorOps::seek_last(*this);
+    }
+  }
+  CursorOps::check_bounds(*this);
+}
+
+void Cursor::next() {
+  if (!valid_) return;
+  if (!range_.backward && CursorOps::take_ahead(*this)) {
+    if (range_.prefix) CursorOps::check_bounds(*this);  // upper bound: cut in fill_ahead
+    return;
+  }
+  ReadLatch cur(std::move(page_));
+  if (cur.ref().version() != version_) {
+    cur.reset();
+    std::vector<uint8_t> k = key_;
+    if (!range_.backward) {
+      CursorOps::seek_forward(*this, k, recno_ + 1);
+    } else {
+      CursorOps::seek_backward(*this, k, recno_);
+    }
+  } else if (!range_.backward) {
+    CursorOps::land_forward(*this, cur, next_offset_, true);
+  } else if (cache_pos_ > 0) {
+    CursorOps::take_cached(*this);
+    page_ = cur.release_pin();
+  } else if (!CursorOps::fill_backward(*this, cur, area_start_)) {
+    cur.reset();
+    std::vector<uint8_t> k = key_;
+    CursorOps::seek_backward(*this, k, recno_);
+  }
+  CursorOps::check_bounds(*this);
+}
+
+void Cursor::seek(std::span<const uint8_t> key) {
+  const bool desc = tree_->def_.descending;
+  std::vector<uint8_t> k(key.begin(), key.end());
+  uint64_t recno = range_.backward ? kAfterAll : 0;
+  if (has_edge_) {
+    int cmp = compare_entry(k, recno, edge_key_, edge_recno_, desc);
+    if (range_.backward ? cmp > 0 : cmp < 0) {
+      k = edge_key_;
+      recno = edge_recno_;
+    }
+  }
+  if (!range_.backward) {
+    CursorOps::seek_forward(*this, k, recno);
+  } else {
+    CursorOps::seek_backward(*this, k, recno);
+  }
+  CursorOps::check_bounds(*this);
+}
+
+Cursor BTree::scan(ScanRange range) const {
+  Cursor c(this, std::move(range));
+  c.start();
+  return c;
+}
+
+bool BTree::contains(std::span<const uint8_t> key, uint64_t recno) const {
+  Cursor c(this, ScanRange{});
+  CursorOps::seek_forward(c, key, recno);
+  return c.valid() && c.record_number() == recno &&
+         compare_keys(c.key(), key, def_.descending) == 0;
+}
+
+}  // namespace pbtree

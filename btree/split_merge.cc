@@ -1,0 +1,341 @@
+// Splits and merges of the writer (TreeWriter, btree/tree_internal.h): Firebird's rightmost
+// and middle split, new root, separator and END_BUCKET repair, merge / redistribute of
+// under-filled pages, root shrink, and the release of freed pages.
+#include "btree/tree_internal.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace pbtree {
+
+// The page at level + 1 holding the pointer to `child`, and the pointer's index in it.
+// Starts at path[level + 1] and walks right, then left (splits move pointers right).
+uint32_t TreeWriter::find_parent(int level, uint32_t child, size_t& index) {
+  uint32_t start = static_cast<size_t>(level + 1) < path.size() ? path[level + 1] : t.root();
+  for (int dir = 0; dir < 2; ++dir) {
+    uint32_t p = start;
+    while (p != 0) {
+      PageRef ref = t.pool_.pin(p);
+      const uint8_t* d = ref.data();
+      if (!live_btree_page(d, level + 1)) break;
+      const uint16_t length = BtreePage(d).length();
+      size_t i = 0;
+      NodeContext ctx;
+      for (uint32_t pos = first_node(d);; ++i) {
+        IndexNode n = decode_node(d, length, pos, false, i == 0 ? nullptr : &ctx);
+        ctx = context_after(n);
+        if (n.is_marker()) break;
+        if (n.page_number == child) {
+          index = i;
+          if (path.size() <= static_cast<size_t>(level + 1)) path.resize(level + 2, 0);
+          path[level + 1] = p;
+          return p;
+        }
+        pos = n.end();
+      }
+      p = dir == 0 ? BtreePage(d).sibling() : BtreePage(d).left_sibling();
+      if (dir == 1 && p == start) break;
+    }
+  }
+  throw CorruptError(fmt::format("{}: no parent pointer to page {} at level {}",
+                                 t.pool_.file().path(), child, level + 1));
+}
+
+// Index at which to split `entries` (1 .. n-1): the middle by bytes, moved so both halves
+// fit. Returns 0 if no split point makes both fit.
+size_t TreeWriter::choose_split(const BtreePageImage& img) {
+  const size_t n = img.entries.size();
+  if (n < 2) return 0;
+  size_t total = 0;
+  for (const auto& e : img.entries) total += e.key.size() + 8;
+  size_t acc = 0, s = 1;
+  for (size_t i = 0; i < n; ++i) {
+    acc += img.entries[i].key.size() + 8;
+    if (acc * 2 >= total) {
+      s = std::clamp<size_t>(i, 1, n - 1);
+      break;
+    }
+  }
+  for (int tries = 0; tries < 64; ++tries) {
+    auto [l, r] = halves(img, s);
+    bool lf = encode(l) != 0, rf = encode(r) != 0;
+    if (lf && rf) return s;
+    if (!lf && s > 1) {
+      --s;
+    } else if (!rf && s + 1 < n) {
+      ++s;
+    } else {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+// Left part [0, s) with END_BUCKET = entries[s]; right part [s, n) with the old END.
+std::pair<BtreePageImage, BtreePageImage> TreeWriter::halves(const BtreePageImage& img, size_t s) {
+  BtreePageImage l, r;
+  l.header = img.header;
+  r.header = img.header;
+  l.entries.assign(img.entries.begin(), img.entries.begin() + s);
+  l.end_bucket = img.entries[s];
+  r.entries.assign(img.entries.begin() + s, img.entries.end());
+  r.end_bucket = img.end_bucket;
+  return {std::move(l), std::move(r)};
+}
+
+// Writes `img` to `page_no`, splitting if it does not fit. `inserted` is the index of a
+// just-inserted entry (for the rightmost-split rule) or -1. Returns true if it split.
+bool TreeWriter::store(int level, uint32_t page_no, BtreePageImage& img, long inserted) {
+  uint32_t len = encode(img);
+  // End-of-page reserve (firebird-format.md §2.9): a node that becomes the last one on the
+  // page must leave 6 + key length bytes free, so the rightmost split can keep the old page
+  // full and move only the new node.
+  if (len != 0 && inserted >= 0 && static_cast<size_t>(inserted) + 1 == img.entries.size() &&
+      len + 6 + img.entries.back().key.size() > ps) {
+    len = 0;
+  }
+  if (len != 0) {
+    write_buf(page_no);
+    return false;
+  }
+  split(level, page_no, img, inserted);
+  return true;
+}
+
+void TreeWriter::split(int level, uint32_t page_no, BtreePageImage& img, long inserted) {
+  const size_t n = img.entries.size();
+  size_t s = 0;
+  // Rightmost-split rule (firebird-format.md §2.9): an insert at the end of the page moves
+  // only the new node to the new page if the rest plus its END_BUCKET copy still fits.
+  if (inserted >= 0 && static_cast<size_t>(inserted) + 1 == n && n >= 2) {
+    auto [l, r] = halves(img, n - 1);
+    if (encode(l) != 0 && encode(r) != 0) s = n - 1;
+  }
+  if (s == 0) s = choose_split(img);
+  if (s == 0) {
+    throw CorruptError(
+        fmt::format("{}: page {}: cannot split {} entries", t.pool_.file().path(), page_no, n));
+  }
+  auto [left, right] = halves(img, s);
+  const uint32_t new_page = t.allocator_.allocate();
+  const uint32_t old_right = img.header.sibling;
+  left.header.sibling = new_page;
+  right.header.left_sibling = page_no;
+  right.header.sibling = old_right;
+  if (encode(right) == 0) throw CorruptError("split: right half does not fit");
+  {
+    WriteLatch w(t.pool_.create(new_page));
+    std::memcpy(w.data(), buf.data(), ps);
+  }
+  if (encode(left) == 0) throw CorruptError("split: left half does not fit");
+  {
+    WriteLatch wl(t.pool_.pin(page_no));
+    std::memcpy(wl.data(), buf.data(), ps);
+    if (old_right != 0) {
+      WriteLatch wr(t.pool_.pin(old_right));
+      MutableBtreePage(wr.data()).set_left_sibling(new_page);
+    }
+  }
+  PageEntry sep{img.entries[s].key, img.entries[s].recno, new_page};
+  if (level == 0 && img.header.layout == NodeLayout::Compact && !t.def_.descending) {
+    // Suffix truncation (compact layout): the shortest prefix of the right half's first key
+    // above the left half's last key; record number 0 then (no entry has that key).
+    const uint32_t cut = common_prefix(img.entries[s - 1].key, sep.key) + 1;
+    if (cut < sep.key.size()) {
+      sep.key.resize(cut);
+      sep.recno = 0;
+    }
+  }
+  img = std::move(left);
+  if (page_no == t.root()) {
+    new_root(level, page_no, std::move(sep));
+    return;
+  }
+  size_t idx = 0;
+  uint32_t parent = find_parent(level, page_no, idx);
+  BtreePageImage pimg = read(parent);
+  pimg.entries.insert(pimg.entries.begin() + idx + 1, std::move(sep));
+  store(level + 1, parent, pimg, static_cast<long>(idx + 1));
+}
+
+void TreeWriter::new_root(int level, uint32_t old_root, PageEntry sep) {
+  if (level + 1 >= static_cast<int>(kMaxLevels)) {
+    throw UsageError(fmt::format("index would exceed {} levels", kMaxLevels));
+  }
+  BtreePageImage img;
+  img.header.index_id = t.index_id_;
+  img.header.level = static_cast<uint8_t>(level + 1);
+  img.header.jump_interval = t.jump_interval_;
+  img.header.layout = t.def_.layout;
+  img.entries.push_back(PageEntry{{}, 0, old_root});  // degenerate: every key below sep
+  img.entries.push_back(std::move(sep));
+  if (encode(img) == 0) throw CorruptError("new root does not fit");
+  const uint32_t root = t.allocator_.allocate();
+  {
+    WriteLatch w(t.pool_.create(root));
+    std::memcpy(w.data(), buf.data(), ps);
+  }
+  path.resize(level + 2, 0);
+  path[level + 1] = root;
+  t.root_.store(root, std::memory_order_release);
+  if (t.on_root_change_) t.on_root_change_(root);
+}
+
+// The first entry of non-leftmost `page_no` is now `first`: fix the left sibling's
+// END_BUCKET and the separator in the parent (and up, while it is a parent's first entry).
+void TreeWriter::fix_first(int level, uint32_t page_no, uint32_t left, const PageEntry& first) {
+  BtreePageImage limg = read(left);
+  limg.end_bucket = first;
+  store(level, left, limg, -1);
+  size_t idx = 0;
+  uint32_t parent = find_parent(level, page_no, idx);
+  BtreePageImage pimg = read(parent);
+  pimg.entries[idx].key = first.key;
+  pimg.entries[idx].recno = first.recno;
+  PageEntry pfirst = pimg.entries[0];
+  uint32_t pleft = pimg.header.left_sibling;
+  store(level + 1, parent, pimg, -1);
+  if (idx == 0 && pleft != 0) {
+    // The parent may have split; its first entry and left sibling are unchanged by that.
+    fix_first(level + 1, parent, read_left(parent), pfirst);
+  }
+}
+
+uint32_t TreeWriter::read_left(uint32_t page_no) {
+  PageRef ref = t.pool_.pin(page_no);
+  return BtreePage(ref.data()).left_sibling();
+}
+
+// Moves every entry of `right` into `left` (adjacent siblings, same level) and drops
+// `right`. Without `force`, only if the result fits in page_size - 256 bytes (Firebird's
+// garbage-collection limit); returns false otherwise. With `force` (`right` is empty) a
+// result that does not fit is spread over both pages instead.
+bool TreeWriter::merge_pair(int level, uint32_t left, BtreePageImage& limg, uint32_t right,
+                BtreePageImage& rimg, bool force) {
+  BtreePageImage m = limg;
+  m.entries.insert(m.entries.end(), rimg.entries.begin(), rimg.entries.end());
+  m.end_bucket = rimg.end_bucket;
+  m.header.sibling = rimg.header.sibling;
+  uint32_t len = encode(m);
+  if (len == 0 || (!force && len > ps - 256)) {
+    if (!force) return false;
+    redistribute(level, left, right, m, rimg);
+    return true;
+  }
+  const uint32_t far_right = rimg.header.sibling;
+  {
+    WriteLatch wl(t.pool_.pin(left));
+    std::memcpy(wl.data(), buf.data(), ps);
+    WriteLatch wr(t.pool_.pin(right));
+    MutableBtreePage(wr.data()).mark_released();
+    if (far_right != 0) {
+      WriteLatch wf(t.pool_.pin(far_right));
+      MutableBtreePage(wf.data()).set_left_sibling(left);
+    }
+  }
+  freed.push_back(right);
+  size_t idx = 0;
+  uint32_t parent = find_parent(level, right, idx);
+  BtreePageImage pimg = read(parent);
+  remove_at(level + 1, parent, pimg, idx);
+  return true;
+}
+
+// `m` (left + right contents) does not fit one page: split it over `left` and `right`.
+void TreeWriter::redistribute(int level, uint32_t left, uint32_t right, BtreePageImage& m,
+                  const BtreePageImage& rimg) {
+  size_t s = choose_split(m);
+  if (s == 0) throw CorruptError("merge: cannot redistribute entries");
+  auto [l, r] = halves(m, s);
+  l.header.sibling = right;
+  r.header = rimg.header;
+  PageEntry first = r.entries[0];
+  std::vector<uint8_t> lbytes(ps);
+  if (encode_page(l, lbytes.data(), ps) == 0) {
+    throw CorruptError("merge: left half does not fit");
+  }
+  if (encode(r) == 0) throw CorruptError("merge: right half does not fit");
+  {
+    // Both at once, left to right: readers see the pair before or after, never between.
+    WriteLatch wl(t.pool_.pin(left));
+    WriteLatch wr(t.pool_.pin(right));
+    std::memcpy(wl.data(), lbytes.data(), ps);
+    std::memcpy(wr.data(), buf.data(), ps);
+  }
+  size_t idx = 0;
+  uint32_t parent = find_parent(level, right, idx);
+  BtreePageImage pimg = read(parent);
+  pimg.entries[idx].key = first.key;
+  pimg.entries[idx].recno = first.recno;
+  PageEntry pfirst = pimg.entries[0];
+  uint32_t pleft = pimg.header.left_sibling;
+  store(level + 1, parent, pimg, -1);
+  if (idx == 0 && pleft != 0) fix_first(level + 1, parent, read_left(parent), pfirst);
+}
+
+// Removes entry `i` of page `page_no` (image `img`), then repairs: empty pages leave the
+// level, a new first entry is posted to the left sibling and parent, under-filled pages
+// merge with a sibling when both fit.
+void TreeWriter::remove_at(int level, uint32_t page_no, BtreePageImage& img, size_t i) {
+  const bool leaf = level == 0;
+  if (!leaf && i == 0 && img.header.left_sibling == 0) {
+    throw CorruptError(fmt::format("page {}: removing the degenerate first node", page_no));
+  }
+  img.entries.erase(img.entries.begin() + i);
+  const bool is_root = page_no == t.root();
+  const uint32_t left = img.header.left_sibling;
+  const uint32_t right = img.header.sibling;
+  if (img.entries.empty() && !is_root) {
+    if (left != 0) {
+      BtreePageImage limg = read(left);
+      merge_pair(level, left, limg, page_no, img, true);
+      return;
+    }
+    if (right != 0) {
+      BtreePageImage rimg = read(right);
+      merge_pair(level, page_no, img, right, rimg, true);
+      return;
+    }
+    store(level, page_no, img, -1);  // alone on its level: the root shrinks later
+    return;
+  }
+  PageEntry first = img.entries.empty() ? PageEntry{} : img.entries[0];
+  bool split = store(level, page_no, img, -1);
+  if (i == 0 && left != 0) fix_first(level, page_no, read_left(page_no), first);
+  if (split || is_root) return;
+  BtreePageImage cur = read(page_no);
+  if (cur.header.length >= ps / 4) return;
+  if (cur.header.left_sibling != 0) {
+    BtreePageImage limg = read(cur.header.left_sibling);
+    if (merge_pair(level, cur.header.left_sibling, limg, page_no, cur, false)) return;
+  }
+  if (cur.header.sibling != 0) {
+    BtreePageImage rimg = read(cur.header.sibling);
+    merge_pair(level, page_no, cur, cur.header.sibling, rimg, false);
+  }
+}
+
+// Root with a single child: the child becomes the root (repeatedly).
+void TreeWriter::shrink_root() {
+  for (;;) {
+    uint32_t r = t.root();
+    BtreePageImage img = read(r);
+    if (img.header.level == 0 || img.entries.size() != 1 || img.header.sibling != 0) return;
+    uint32_t child = img.entries[0].page_number;
+    t.root_.store(child, std::memory_order_release);
+    if (t.on_root_change_) t.on_root_change_(child);
+    {
+      WriteLatch w(t.pool_.pin(r));
+      MutableBtreePage(w.data()).mark_released();
+    }
+    freed.push_back(r);
+  }
+}
+
+void TreeWriter::finish() {
+  shrink_root();
+  for (uint32_t p : freed) t.allocator_.release(p);
+  freed.clear();
+}
+
+}  // namespace pbtree

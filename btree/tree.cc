@@ -1,0 +1,239 @@
+// BTree's construction and readers: the empty root, latch-coupled descent to a leaf or an edge
+// leaf (moving right past a split not yet posted) and the point lookup find(). Design at the
+// top of btree/btree.h.
+#include "btree/tree_internal.h"
+
+#include <cstring>
+#include <thread>
+
+namespace pbtree {
+
+void count_restart(int& restarts, const uint8_t* page) {
+  if (++restarts > kMaxReaderRestarts) {
+    corrupt_page(page, fmt::format("reached through a pointer, but not a live b-tree page of the "
+                              "expected level (level {}, {} restarts)",
+                              BtreePage(page).level(), kMaxReaderRestarts));
+  }
+  // Give a writer in the middle of a split the CPU now and then; a yield on every restart made
+  // a corrupt file's 10^4 restarts take seconds on a busy machine.
+  if (restarts % 16 == 0) std::this_thread::yield();
+}
+
+// ------------------------------------------------------------------------------------------
+// Construction
+
+BTree::BTree(BufferPool& pool, PageAllocator& allocator, uint32_t root, IndexDefinition def,
+             uint8_t index_id, uint16_t jump_interval, std::function<void(uint32_t)> on_root_change)
+    : pool_(pool),
+      allocator_(allocator),
+      root_(root),
+      def_(std::move(def)),
+      index_id_(index_id),
+      jump_interval_(jump_interval),
+      on_root_change_(std::move(on_root_change)) {}
+
+uint32_t BTree::create_empty(BufferPool& pool, PageAllocator& allocator, uint8_t index_id,
+                             uint16_t jump_interval, NodeLayout layout) {
+  BtreePageImage img;
+  img.header.layout = layout;
+  img.header.index_id = index_id;
+  img.header.jump_interval = jump_interval;
+  std::vector<uint8_t> buf(pool.page_size());
+  encode_page(img, buf.data(), pool.page_size());
+  uint32_t page_no = allocator.allocate();
+  PageRef ref = pool.create(page_no);
+  WriteLatch w(std::move(ref));
+  std::memcpy(w.data(), buf.data(), buf.size());
+  return page_no;
+}
+
+bool BTree::is_null_key(std::span<const uint8_t> key) const {
+  if (def_.descending) return key.size() == 1 && key[0] == 0xFF;
+  return key.empty();
+}
+
+// ------------------------------------------------------------------------------------------
+// Readers
+
+PageRef BTree::latch_root() const {
+  int restarts = 0;
+  for (;;) {
+    uint32_t r = root();
+    PageRef ref = pool_.pin(r);
+    ref.latch().lock_shared();
+    if (root() == r && live_btree_page(ref.data(), -1)) return ref;
+    ref.latch().unlock_shared();
+    count_restart(restarts, ref.data());
+  }
+}
+
+PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& found) const {
+  const uint32_t ps = pool_.page_size();
+  int restarts = 0;
+  for (;;) {
+    ReadLatch cur(latch_root(), std::adopt_lock);
+    bool restart = false;
+    for (;;) {
+      const uint8_t* d = cur.data();
+      const int level = BtreePage(d).level();
+      if (level == 0) {
+        found = find_in_page(d, ps, key, def_.descending, recno, FindMode::LowerBound);
+        return cur.release_pin_latched();
+      }
+      PageFind f = find_in_page(d, ps, key, def_.descending, recno, FindMode::UpperBound);
+      uint32_t next;
+      int next_level = level - 1;
+      if (f.beyond_end_bucket) {
+        next = BtreePage(d).sibling();
+        next_level = level;
+      } else {
+        const bool at_prev = f.prev_offset != 0;
+        IndexNode n = decode_node_fast(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset,
+                                       false, at_prev ? f.prev_context() : f.offset_context());
+        if (n.is_marker()) {
+          if (n.is_end_level()) corrupt_page(d, "non-leaf page without entries");
+          next = BtreePage(d).sibling();
+          next_level = level;
+        } else {
+          next = n.page_number;
+        }
+      }
+      ReadLatch child(pool_.pin(next));
+      cur = std::move(child);  // crab: child latched before the parent is released
+      if (!live_btree_page(cur.data(), next_level)) {
+        restart = true;
+        break;
+      }
+    }
+    if (restart) count_restart(restarts, cur.data());
+  }
+}
+
+PageRef BTree::descend_edge(bool rightmost) const {
+  int restarts = 0;
+  for (;;) {
+    ReadLatch cur(latch_root(), std::adopt_lock);
+    bool restart = false;
+    for (;;) {
+      const uint8_t* d = cur.data();
+      const int level = BtreePage(d).level();
+      if (rightmost && BtreePage(d).sibling() != 0) {
+        ReadLatch next(pool_.pin(BtreePage(d).sibling()));
+        cur = std::move(next);
+        if (!live_btree_page(cur.data(), level)) {
+          restart = true;
+          break;
+        }
+        continue;
+      }
+      if (level == 0) return cur.release_pin_latched();
+      const uint16_t length = BtreePage(d).length();
+      uint32_t pos = first_node(d);
+      uint32_t child = 0;
+      for (;;) {
+        IndexNode n = decode_node(d, length, pos, false);
+        if (n.is_marker()) break;
+        child = n.page_number;
+        if (!rightmost) break;
+        pos = n.end();
+      }
+      if (child == 0) corrupt_page(d, "non-leaf page without entries");
+      ReadLatch next(pool_.pin(child));
+      cur = std::move(next);
+      if (!live_btree_page(cur.data(), level - 1)) {
+        restart = true;
+        break;
+      }
+    }
+    if (restart) count_restart(restarts, cur.data());
+  }
+}
+
+IndexNode node_with_key(const uint8_t* page, uint32_t page_size, uint32_t offset,
+                        std::vector<uint8_t>& key) {
+  const bool leaf = BtreePage(page).leaf();
+  const uint16_t length = BtreePage(page).length();
+  uint32_t pos = first_node(page);
+  key.clear();
+  // Walk the jump table (keys prefix-compressed among themselves) to the last target at or
+  // before `offset`; `key` ends as that target's jump key.
+  const uint32_t first = pos;
+  uint32_t jpos = kBtreeHeaderSize;
+  for (uint32_t i = 0; i < BtreePage(page).jump_count(); ++i) {
+    JumpNode j = decode_jump_node(page, first, jpos);
+    jpos += j.size;
+    if (j.node_offset > offset) break;
+    // fast_load may leave a jump node on the END_BUCKET: its jump key is a prefix of the right
+    // sibling's first key, not this page's last key, so start from the previous target.
+    if (j.node_offset == offset && decode_node(page, length, offset, leaf, nullptr).is_marker())
+      break;
+    if (j.prefix > key.size()) corrupt_page(page, fmt::format("jump node {}: bad prefix", i));
+    append_suffix(key, j.prefix, j.data, j.length);
+    pos = j.node_offset;
+  }
+  (void)page_size;
+  NodeContext ctx;  // compact pages: the previous node (none at the start point)
+  bool have_ctx = false;
+  for (;;) {
+    IndexNode n = decode_node(page, length, pos, leaf, have_ctx ? &ctx : nullptr);
+    ctx = context_after(n);
+    have_ctx = true;
+    if (n.is_marker()) return n;  // `key` stays the last real node's key
+    if (n.prefix > key.size()) corrupt_page(page, fmt::format("node at offset {}: bad prefix", pos));
+    append_suffix(key, n.prefix, n.data, n.length);
+    if (pos >= offset) return n;
+    pos = n.end();
+  }
+}
+
+std::vector<uint64_t> BTree::find(std::span<const uint8_t> key) const {
+  std::vector<uint64_t> out;
+  find(key, out);
+  return out;
+}
+
+// A point lookup without a cursor: one descent to the first duplicate, then the equal nodes
+// are read in place (the landed node is decoded once; its equality follows from the bytes
+// find_in_page matched), moving right past END_BUCKET with latch coupling.
+void BTree::find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const {
+  out.clear();
+  const uint32_t ps = pool_.page_size();
+  const size_t ks = key.size();
+  PageFind f;
+  ReadLatch cur(descend(key, 0, f), std::adopt_lock);
+  while (f.beyond_end_bucket) {
+    move_right(pool_, cur);
+    f = find_in_page(cur.data(), ps, key, def_.descending, uint64_t{0}, FindMode::LowerBound);
+  }
+  const uint8_t* d = cur.data();
+  IndexNode n = decode_node_fast(d, BtreePage(d).length(), f.offset, true, f.offset_context());
+  bool landed = true;  // n is the node find_in_page stopped at
+  uint64_t hops = 0;
+  for (;;) {
+    if (n.is_end_level()) return;
+    if (n.is_end_bucket()) {
+      if (++hops > 1024) {
+        const PageFile& file = pool_.file();
+        if (hops > file.file_size() / file.page_size() + 1)
+          corrupt_page(d, "the right sibling chain loops back");
+      }
+      move_right(pool_, cur);
+      d = cur.data();
+      n = decode_node_fast(d, BtreePage(d).length(), first_node(d), true);
+      landed = false;
+      continue;
+    }
+    // The previous node's key equals `key` (or n is a page's first node, prefix 0), so n equals
+    // it iff its own bytes complete `key` exactly.
+    const bool equal =
+        landed ? f.matched == ks && size_t{n.prefix} + n.length == ks
+               : n.prefix <= ks && size_t{n.prefix} + n.length == ks &&
+                     (n.length == 0 || std::memcmp(n.data, key.data() + n.prefix, n.length) == 0);
+    if (!equal) return;
+    out.push_back(n.recno);
+    landed = false;
+    n = node_after(d, BtreePage(d).length(), n.end(), true, n);
+  }
+}
+
+}  // namespace pbtree

@@ -1,0 +1,160 @@
+// Internals shared by the tree's files (tree.cc, cursor.cc, writer.cc, split_merge.cc,
+// verify.cc): ordering sentinels, reader restarts, page predicates, node walks and the
+// writer's state (TreeWriter). Not installed.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "btree/btree.h"
+#include "btree/latch.h"
+#include "keys/key.h"
+#include "node/btree_page.h"
+#include "node/jump_table.h"
+#include "node/node.h"
+#include "node/page_image.h"
+#include "node/page_search.h"
+#include "util/bytes.h"
+
+namespace pbtree {
+
+// Above every 40-bit record number: (key, kAfterAll) sorts after every duplicate of key.
+constexpr uint64_t kAfterAll = uint64_t{1} << 40;
+
+// Readers restart from the root when a pointer leads to a page that is not (or no longer) a
+// live B-tree page of the expected level: normally one a concurrent writer just released. On a
+// damaged file that would repeat forever, so after this many restarts in a row it is reported
+// as corruption of the page last reached.
+constexpr int kMaxReaderRestarts = 10000;
+void count_restart(int& restarts, const uint8_t* page);
+
+// True if a page reached by a pointer is a live B-tree page of `level` (any if negative).
+inline bool live_btree_page(const uint8_t* page, int level) { return BtreePage(page).live(level); }
+
+// Offset of the first node of `page`.
+inline uint32_t first_node(const uint8_t* page) { return BtreePage(page).first_node(); }
+
+constexpr uint32_t kToEnd = UINT32_MAX;
+
+// The node after `prev` (at `pos`) on a page of either layout: inline on Firebird pages, with
+// prev's context on compact pages (no walk from the jump target).
+inline IndexNode node_after(const uint8_t* page, uint32_t limit, uint32_t pos, bool leaf,
+                            const IndexNode& prev) {
+  IndexNode n;
+  if (try_decode_node(page, limit, pos, leaf, n)) return n;
+  const NodeContext ctx = context_after(prev);
+  return decode_node(page, limit, pos, leaf, &ctx);
+}
+
+// Decodes the leaf or non-leaf node at `offset` of `page` and rebuilds its full key into `key`,
+// starting from the last jump node at or before it (so only one jump area is decoded).
+IndexNode node_with_key(const uint8_t* page, uint32_t page_size, uint32_t offset,
+                        std::vector<uint8_t>& key);
+
+// Moves `cur` to its right sibling (coupled: the sibling is latched first). Throws
+// CorruptError if there is none or it is not a live leaf.
+inline void move_right(BufferPool& pool, ReadLatch& cur) {
+  const uint8_t* d = cur.data();
+  uint32_t right = BtreePage(d).sibling();
+  if (right == 0) corrupt_page(d, "END_BUCKET on a page without a right sibling");
+  ReadLatch next(pool.pin(right));
+  cur = std::move(next);
+  if (!live_btree_page(cur.data(), 0)) corrupt_page(cur.data(), "right sibling is not a live leaf");
+}
+
+// ------------------------------------------------------------------------------------------
+// Writer
+
+// One insert or remove: the path taken down (path[level] = page number), pages to give back
+// at the end, and the page-level operations. Pages are read without latches (the writer is
+// the only thread that changes pages) and written under exclusive latches.
+struct TreeWriter {
+  BTree& t;
+  const uint32_t ps;
+  std::vector<uint32_t> path;
+  std::vector<uint32_t> freed;
+  std::vector<uint8_t> buf;
+  std::vector<uint8_t> scratch_key_, scratch_key2_, scratch_key3_, scratch_page_;
+
+  explicit TreeWriter(BTree& tree) : t(tree), ps(tree.pool_.page_size()), buf(ps) {}
+
+  BtreePageImage read(uint32_t page_no);
+
+  // Encodes into buf; returns btr_length or 0 if it does not fit.
+  uint32_t encode(const BtreePageImage& img) { return encode_page(img, buf.data(), ps); }
+
+  void write_buf(uint32_t page_no);
+
+  // In-place paths: finds the node at or after (key, recno) on leaf page `d`, leaving the
+  // previous node's full key in scratch_key_ and the found node's in scratch_key2_. Returns
+  // false when the position is the page's first node or past its END_BUCKET (the caller then
+  // takes the page image path).
+  bool locate_in_leaf(const uint8_t* d, const BtreeHeader& h, std::span<const uint8_t> key,
+                      uint64_t recno, IndexNode& x);
+
+  // Inserts (key, recno) into `leaf` by shifting bytes, when no split, no new first node and
+  // no jump-table rebuild is needed. Returns false to fall back to the page image path.
+  // Throws UsageError if the pair exists.
+  bool insert_in_place(uint32_t leaf, std::span<const uint8_t> key, uint64_t recno);
+
+  // Removes (key, recno) from `leaf` by shifting bytes when it is not the first node, the
+  // page stays at least a quarter full and the jump table can be kept. Returns false to fall
+  // back. Throws UsageError if the pair is absent.
+  bool remove_in_place(uint32_t leaf, std::span<const uint8_t> key, uint64_t recno);
+
+  // Leaf descent for (key, recno): fills path.
+  uint32_t descend(std::span<const uint8_t> key, uint64_t recno);
+
+  // The page at level + 1 holding the pointer to `child`, and the pointer's index in it.
+  // Starts at path[level + 1] and walks right, then left (splits move pointers right).
+  uint32_t find_parent(int level, uint32_t child, size_t& index);
+
+  // Index at which to split `entries` (1 .. n-1): the middle by bytes, moved so both halves
+  // fit. Returns 0 if no split point makes both fit.
+  size_t choose_split(const BtreePageImage& img);
+
+  // Left part [0, s) with END_BUCKET = entries[s]; right part [s, n) with the old END.
+  std::pair<BtreePageImage, BtreePageImage> halves(const BtreePageImage& img, size_t s);
+
+  // Writes `img` to `page_no`, splitting if it does not fit. `inserted` is the index of a
+  // just-inserted entry (for the rightmost-split rule) or -1. Returns true if it split.
+  bool store(int level, uint32_t page_no, BtreePageImage& img, long inserted);
+
+  void split(int level, uint32_t page_no, BtreePageImage& img, long inserted);
+
+  void new_root(int level, uint32_t old_root, PageEntry sep);
+
+  // The first entry of non-leftmost `page_no` is now `first`: fix the left sibling's
+  // END_BUCKET and the separator in the parent (and up, while it is a parent's first entry).
+  void fix_first(int level, uint32_t page_no, uint32_t left, const PageEntry& first);
+
+  uint32_t read_left(uint32_t page_no);
+
+  // Moves every entry of `right` into `left` (adjacent siblings, same level) and drops
+  // `right`. Without `force`, only if the result fits in page_size - 256 bytes (Firebird's
+  // garbage-collection limit); returns false otherwise. With `force` (`right` is empty) a
+  // result that does not fit is spread over both pages instead.
+  bool merge_pair(int level, uint32_t left, BtreePageImage& limg, uint32_t right,
+                  BtreePageImage& rimg, bool force);
+
+  // `m` (left + right contents) does not fit one page: split it over `left` and `right`.
+  void redistribute(int level, uint32_t left, uint32_t right, BtreePageImage& m,
+                    const BtreePageImage& rimg);
+
+  // Removes entry `i` of page `page_no` (image `img`), then repairs: empty pages leave the
+  // level, a new first entry is posted to the left sibling and parent, under-filled pages
+  // merge with a sibling when both fit.
+  void remove_at(int level, uint32_t page_no, BtreePageImage& img, size_t i);
+
+  // Root with a single child: the child becomes the root (repeatedly).
+  void shrink_root();
+
+  void finish();
+};
+
+}  // namespace pbtree

@@ -1,0 +1,242 @@
+// The tree writer's descent and leaf paths: insert and remove in place (bytes shifted within
+// one leaf, jump table kept by shift_jumps) or through the page image, and BTree::insert /
+// BTree::remove. Splits and merges are in btree/split_merge.cc.
+#include "btree/tree_internal.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace pbtree {
+
+BtreePageImage TreeWriter::read(uint32_t page_no) {
+  PageRef ref = t.pool_.pin(page_no);
+  if (!live_btree_page(ref.data(), -1)) corrupt_page(ref.data(), "not a live b-tree page");
+  return decode_page(ref.data(), ps);
+}
+
+void TreeWriter::write_buf(uint32_t page_no) {
+  WriteLatch w(t.pool_.pin(page_no));
+  std::memcpy(w.data(), buf.data(), ps);
+}
+
+// In-place paths: finds the node at or after (key, recno) on leaf page `d`, leaving the
+// previous node's full key in scratch_key_ and the found node's in scratch_key2_. Returns
+// false when the position is the page's first node or past its END_BUCKET (the caller then
+// takes the page image path).
+bool TreeWriter::locate_in_leaf(const uint8_t* d, const BtreeHeader& h, std::span<const uint8_t> key,
+                    uint64_t recno, IndexNode& x) {
+  PageFind f = find_in_page(d, ps, key, t.def_.descending, recno, FindMode::LowerBound);
+  if (f.beyond_end_bucket || f.prev_offset == 0) return false;
+  std::vector<uint8_t>& prev = scratch_key_;
+  node_with_key(d, ps, f.prev_offset, prev);
+  x = decode_node(d, h.length, f.offset, true);
+  if (x.prefix > prev.size()) corrupt_page(d, "bad prefix");
+  std::vector<uint8_t>& xkey = scratch_key2_;
+  xkey.assign(prev.begin(), prev.begin() + x.prefix);
+  xkey.insert(xkey.end(), x.data, x.data + x.length);
+  return true;
+}
+
+// Inserts (key, recno) into `leaf` by shifting bytes, when no split, no new first node and
+// no jump-table rebuild is needed. Returns false to fall back to the page image path.
+// Throws UsageError if the pair exists.
+bool TreeWriter::insert_in_place(uint32_t leaf, std::span<const uint8_t> key, uint64_t recno) {
+  PageRef ref = t.pool_.pin(leaf);
+  const uint8_t* d = ref.data();
+  const BtreeHeader h = read_btree_header(d);
+  if (h.layout == NodeLayout::Compact) return false;  // compact pages: the page image path
+  IndexNode x;
+  if (!locate_in_leaf(d, h, key, recno, x)) return false;
+  std::vector<uint8_t>& prev = scratch_key_;
+  std::vector<uint8_t>& xkey = scratch_key2_;
+  if (!x.is_end_level() && compare_entry(xkey, x.recno, key, recno, t.def_.descending) == 0) {
+    throw UsageError(fmt::format("index \"{}\" already holds key {} with record number {}",
+                                 t.def_.name, key_hex(key), recno));
+  }
+  uint8_t node_buf[2 * (kMaxNodeKeyField + 16)];
+  const uint32_t pn = common_prefix(prev, key);
+  NodeFields nf{NodeKind::Entry, recno, 0, pn, key.subspan(pn)};
+  uint32_t n_size = encode_node(nf, true, node_buf);
+  uint32_t x_size = 0;
+  uint32_t px = x.prefix;
+  if (x.is_end_level()) {
+    node_buf[n_size] = d[x.offset];
+    x_size = 1;
+  } else {
+    px = common_prefix(key, xkey);
+    NodeFields xf{x.is_end_bucket() ? NodeKind::EndBucket : NodeKind::Entry, x.recno, 0, px,
+                  std::span<const uint8_t>(xkey).subspan(px)};
+    x_size = encode_node(xf, true, node_buf + n_size);
+  }
+  const int64_t delta = int64_t{n_size} + x_size - x.size;
+  const int64_t new_length = int64_t{h.length} + delta;
+  if (new_length > ps) return false;
+  if (x.is_marker() && new_length + 6 + int64_t(key.size()) > ps) return false;  // §2.9 reserve
+  std::vector<uint8_t>& out = scratch_page_;
+  out.assign(ps, 0);
+  if (!shift_jumps(d, out.data(), x.offset - 1, delta, px != x.prefix ? x.offset : 0, 0,
+                   static_cast<uint32_t>(new_length))) {
+    return false;
+  }
+  const uint32_t first = kBtreeHeaderSize + h.jump_size;
+  std::memcpy(out.data() + first, d + first, x.offset - first);
+  std::memcpy(out.data() + x.offset, node_buf, n_size + x_size);
+  std::memcpy(out.data() + x.offset + n_size + x_size, d + x.end(), h.length - x.end());
+  MutableBtreePage(out.data()).set_length(static_cast<uint16_t>(new_length));
+  MutableBtreePage(out.data()).set_prefix_total(h.prefix_total + pn + px - x.prefix);
+  ref.reset();
+  WriteLatch w(t.pool_.pin(leaf));
+  std::memcpy(w.data(), out.data(), ps);
+  return true;
+}
+
+// Removes (key, recno) from `leaf` by shifting bytes when it is not the first node, the
+// page stays at least a quarter full and the jump table can be kept. Returns false to fall
+// back. Throws UsageError if the pair is absent.
+bool TreeWriter::remove_in_place(uint32_t leaf, std::span<const uint8_t> key, uint64_t recno) {
+  PageRef ref = t.pool_.pin(leaf);
+  const uint8_t* d = ref.data();
+  const BtreeHeader h = read_btree_header(d);
+  if (h.layout == NodeLayout::Compact) return false;  // compact pages: the page image path
+  IndexNode x;
+  if (!locate_in_leaf(d, h, key, recno, x)) return false;
+  std::vector<uint8_t>& prev = scratch_key_;
+  std::vector<uint8_t>& xkey = scratch_key2_;
+  if (x.is_marker() || compare_entry(xkey, x.recno, key, recno, t.def_.descending) != 0) {
+    throw UsageError(fmt::format("index \"{}\" holds no key {} with record number {}",
+                                 t.def_.name, key_hex(key), recno));
+  }
+  IndexNode y = decode_node(d, h.length, x.end(), true);
+  uint8_t node_buf[kMaxNodeKeyField + 16];
+  uint32_t y_size = 1;
+  uint32_t py = y.prefix;
+  if (y.is_end_level()) {
+    node_buf[0] = d[y.offset];
+  } else {
+    if (y.prefix > xkey.size()) corrupt_page(d, "bad prefix");
+    std::vector<uint8_t>& ykey = scratch_key3_;
+    ykey.assign(xkey.begin(), xkey.begin() + y.prefix);
+    ykey.insert(ykey.end(), y.data, y.data + y.length);
+    py = common_prefix(prev, ykey);
+    NodeFields yf{y.is_end_bucket() ? NodeKind::EndBucket : NodeKind::Entry, y.recno, 0, py,
+                  std::span<const uint8_t>(ykey).subspan(py)};
+    y_size = encode_node(yf, true, node_buf);
+  }
+  const int64_t delta = int64_t{y_size} - x.size - y.size;
+  const int64_t new_length = int64_t{h.length} + delta;
+  if (new_length > ps) return false;
+  if (new_length < ps / 4 && leaf != t.root()) return false;  // may merge: image path
+  std::vector<uint8_t>& out = scratch_page_;
+  out.assign(ps, 0);
+  if (!shift_jumps(d, out.data(), x.offset, delta, x.offset, py != y.prefix ? y.offset : 0,
+                   static_cast<uint32_t>(new_length))) {
+    return false;
+  }
+  const uint32_t first = kBtreeHeaderSize + h.jump_size;
+  std::memcpy(out.data() + first, d + first, x.offset - first);
+  std::memcpy(out.data() + x.offset, node_buf, y_size);
+  std::memcpy(out.data() + x.offset + y_size, d + y.end(), h.length - y.end());
+  MutableBtreePage(out.data()).set_length(static_cast<uint16_t>(new_length));
+  MutableBtreePage(out.data()).set_prefix_total(h.prefix_total - x.prefix - y.prefix + py);
+  ref.reset();
+  WriteLatch w(t.pool_.pin(leaf));
+  std::memcpy(w.data(), out.data(), ps);
+  return true;
+}
+
+// Leaf descent for (key, recno): fills path.
+uint32_t TreeWriter::descend(std::span<const uint8_t> key, uint64_t recno) {
+  uint32_t p = t.root();
+  path.clear();
+  for (;;) {
+    PageRef ref = t.pool_.pin(p);
+    const uint8_t* d = ref.data();
+    if (!live_btree_page(d, -1)) corrupt_page(d, "not a live b-tree page");
+    const int level = BtreePage(d).level();
+    if (path.empty()) path.assign(level + 1, 0);
+    if (level >= static_cast<int>(path.size()) || path[level] != 0) {
+      corrupt_page(d, fmt::format("unexpected level {}", level));
+    }
+    path[level] = p;
+    if (level == 0) return p;
+    PageFind f = find_in_page(d, ps, key, t.def_.descending, recno, FindMode::UpperBound);
+    if (f.beyond_end_bucket) corrupt_page(d, "key beyond the END_BUCKET copy on the writer's path");
+    const bool at_prev = f.prev_offset != 0;
+    IndexNode n = decode_node_fast(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset, false,
+                                   at_prev ? f.prev_context() : f.offset_context());
+    if (n.is_marker()) corrupt_page(d, "non-leaf page without entries");
+    p = n.page_number;
+  }
+}
+
+void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
+  const uint32_t ps = pool_.page_size();
+  if (read_only_) {
+    throw UsageError(fmt::format("{}: opened read-only", pool_.file().path()));
+  }
+  if (key.size() >= ps / 4) {
+    throw KeyError(
+        fmt::format("key size {} exceeds implementation restriction: keys must be shorter than "
+                    "page_size/4 = {} bytes (page size {})",
+                    key.size(), ps / 4, ps));
+  }
+  if (recno > kMaxRecordNumber) {
+    throw UsageError(fmt::format("record number {} exceeds 40 bits", recno));
+  }
+  std::lock_guard lock(write_mutex_);
+  if (def_.unique && !is_null_key(key)) {
+    find(key, unique_probe_);  // no cursor, no allocation once the buffer has grown
+    if (!unique_probe_.empty()) {
+      throw UsageError(fmt::format(
+          "attempt to store duplicate value in unique index \"{}\": key {} exists with record "
+          "number {}",
+          def_.name, key_hex(key), unique_probe_.front()));
+    }
+  }
+  TreeWriter w(*this);
+  uint32_t leaf = w.descend(key, recno);
+  if (w.insert_in_place(leaf, key, recno)) return;
+  BtreePageImage img = w.read(leaf);
+  auto it =
+      std::lower_bound(img.entries.begin(), img.entries.end(), 0, [&](const PageEntry& e, int) {
+        return compare_entry(e.key, e.recno, key, recno, def_.descending) < 0;
+      });
+  if (it != img.entries.end() &&
+      compare_entry(it->key, it->recno, key, recno, def_.descending) == 0) {
+    throw UsageError(fmt::format("index \"{}\" already holds key {} with record number {}",
+                                 def_.name, key_hex(key), recno));
+  }
+  long pos = it - img.entries.begin();
+  img.entries.insert(it, PageEntry{std::vector<uint8_t>(key.begin(), key.end()), recno, 0});
+  const uint32_t left = img.header.left_sibling;
+  PageEntry first = img.entries[0];
+  w.store(0, leaf, img, pos);
+  // A new first entry of a non-leftmost leaf: only below a suffix-truncated separator
+  // (compact layout); the left sibling's END_BUCKET and the separator follow it.
+  if (pos == 0 && left != 0) w.fix_first(0, leaf, w.read_left(leaf), first);
+  w.finish();
+}
+
+void BTree::remove(std::span<const uint8_t> key, uint64_t recno) {
+  if (read_only_) {
+    throw UsageError(fmt::format("{}: opened read-only", pool_.file().path()));
+  }
+  std::lock_guard lock(write_mutex_);
+  TreeWriter w(*this);
+  uint32_t leaf = w.descend(key, recno);
+  if (w.remove_in_place(leaf, key, recno)) return;
+  BtreePageImage img = w.read(leaf);
+  auto it =
+      std::lower_bound(img.entries.begin(), img.entries.end(), 0, [&](const PageEntry& e, int) {
+        return compare_entry(e.key, e.recno, key, recno, def_.descending) < 0;
+      });
+  if (it == img.entries.end() ||
+      compare_entry(it->key, it->recno, key, recno, def_.descending) != 0) {
+    throw UsageError(fmt::format("index \"{}\" holds no key {} with record number {}", def_.name,
+                                 key_hex(key), recno));
+  }
+  w.remove_at(0, leaf, img, static_cast<size_t>(it - img.entries.begin()));
+  w.finish();
+}
+
+}  // namespace pbtree
