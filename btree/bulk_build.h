@@ -87,8 +87,8 @@ class FastLoader {
     uint32_t jump_total = 0;
     std::vector<Jump> jumps;
     std::vector<uint8_t> jump_key;
-    std::vector<uint8_t> prev_key;  // compact: full key of the node before the last
-    uint32_t nodes = 0;             // compact: nodes on the page
+    std::vector<uint8_t> prev_key;  // full key of the node before the last
+    uint32_t nodes = 0;             // nodes on the page
     // Non-leaf level still on its first page, filled as Firebird's (it may stay the only
     // page: the root); `pending` holds that page's nodes, degenerate first, to refill it
     // with free space once the level needs a second page.
@@ -96,16 +96,28 @@ class FastLoader {
     std::vector<PendingNode> pending;
   };
 
-  void start_page(Level& level, uint32_t level_no, uint32_t left_sibling);
+  // What differs between the layouts when filling pages; every other rule is shared.
+  struct FillPolicy {
+    // A non-leaf page that is not its level's only page leaves page_size / divisor more bytes
+    // free (0: no such rule; the level's first page is then never held back and refilled).
+    uint32_t nonleaf_free_divisor;
+    // Jump targets, first nodes and END_BUCKET are coded in explicit form (compact): the fit
+    // test uses the END_BUCKET size, and a jump target is chosen before coding the node, by
+    // its start. Otherwise (Firebird) after coding it, by its end.
+    bool explicit_targets;
+    // Ascending leaf separators are suffix-truncated (compact).
+    bool truncate_separators;
+  };
+  static const FillPolicy& fill_policy(NodeLayout layout);
+
+  void start_page(Level& level, uint32_t left_sibling);
   // Starts the first page of a non-leaf level with its degenerate node -> first_child.
-  void start_level(Level& level, uint32_t level_no, uint32_t first_child);
+  void start_level(Level& level, uint32_t first_child);
   void add_node(uint32_t level_no, std::span<const uint8_t> key, uint64_t recno, uint32_t child);
-  void add_node_compact(uint32_t level_no, std::span<const uint8_t> key, uint64_t recno,
-                        uint32_t child);
-  void open_level(uint32_t level_no, uint32_t old_page);
   void close_page(Level& level, uint32_t level_no, uint32_t sibling);
 
   Options options_;
+  FillPolicy policy_;
   PageSink sink_;
   uint32_t next_page_;
   std::deque<Level> levels_;  // stable references while levels are added

@@ -131,6 +131,19 @@ uint32_t encode_compact_node(const NodeFields& node, bool leaf, const NodeContex
 /// or a node crossing `limit`.
 IndexNode decode_compact_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf,
                               const NodeContext* prev);
+/// Encoded size of `node` in `layout`: node_size() on Firebird pages (`prev` unused),
+/// compact_node_size() on compact pages (`prev` null: explicit form).
+inline uint32_t node_size(NodeLayout layout, const NodeFields& node, bool leaf,
+                          const NodeContext* prev) {
+  return layout == NodeLayout::Compact ? compact_node_size(node, leaf, prev) : node_size(node, leaf);
+}
+/// Writes `node` in `layout` at `out` (see node_size above); returns the bytes written.
+inline uint32_t encode_node(NodeLayout layout, const NodeFields& node, bool leaf,
+                            const NodeContext* prev, uint8_t* out) {
+  return layout == NodeLayout::Compact ? encode_compact_node(node, leaf, prev, out)
+                                       : encode_node(node, leaf, out);
+}
+
 /// Decodes a node of either layout (as the page's flag says); `prev` is used on compact pages
 /// only (see decode_compact_node). Throws CorruptError.
 IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf,
