@@ -24,13 +24,15 @@
 #include <utility>
 #include <vector>
 
-#include "btree/index_file.h"
+#include <pbtree/stats.h>
+#include <pbtree/types.h>
+
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include "keys/key.h"
+#include <pbtree/keys.h>
 #include "page/buffer_pool.h"
 
 namespace pbtree {
@@ -59,14 +61,6 @@ struct ScanRange {
   std::optional<KeyBound> upper;
   std::optional<std::vector<uint8_t>> prefix;
   bool backward = false;
-};
-
-/// Figures of verify().
-struct TreeCheck {
-  uint32_t depth = 0;                 ///< levels
-  uint64_t entries = 0;               ///< leaf entries
-  std::vector<uint64_t> level_pages;  ///< pages per level, [0] = leaves
-  double avg_leaf_fill = 0;           ///< mean (btr_length - 39) / (page_size - 39), 0..1
 };
 
 class BTree;

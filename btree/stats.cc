@@ -24,14 +24,6 @@ namespace {
   throw CorruptError(fmt::format("page {} (b-tree): {}", page_no, what));
 }
 
-// gstat's packed key size: flag byte, prefix byte(s) if prefix > 0, length byte(s) if
-// length > 1, data.
-uint64_t packed_size(uint32_t prefix, uint32_t length) {
-  uint64_t p = prefix == 0 ? 0 : (prefix <= 127 ? 1 : 2);
-  uint64_t l = length <= 1 ? 0 : (length <= 127 ? 1 : 2);
-  return 1 + p + l + length;
-}
-
 }  // namespace
 
 IndexStats analyze_btree(const BtreePageReader& read, uint32_t root_page, uint32_t page_size,

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "btree/index_file.h"
+#include <pbtree/stats.h>
 
 namespace pbtree {
 
@@ -17,6 +17,14 @@ using BtreePageReader = std::function<void(uint32_t page_no, uint8_t* out)>;
 /// Data-page capacity gstat's clustering factor assumes: floor((page_size - 28) / 17) records
 /// (480 for 8 KiB pages).
 uint32_t max_records_per_data_page(uint32_t page_size);
+
+/// gstat's packed key size (firebird-format.md §3.2): flag byte, prefix byte(s) if
+/// prefix > 0, length byte(s) if length > 1, data.
+inline uint64_t packed_size(uint32_t prefix, uint32_t length) {
+  const uint64_t p = prefix == 0 ? 0 : (prefix <= 127 ? 1 : 2);
+  const uint64_t l = length <= 1 ? 0 : (length <= 127 ? 1 : 2);
+  return 1 + p + l + length;
+}
 
 /// Walks the tree under `root_page`: descends along first nodes, follows right siblings on
 /// every level (counting pages), and measures the leaf level by §3.2. Pages must lie in

@@ -13,7 +13,7 @@
 
 #include "btree/btree.h"
 #include "btree/latch.h"
-#include "keys/key.h"
+#include <pbtree/keys.h>
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"

@@ -11,7 +11,8 @@
 
 #include "btree/btree.h"
 #include "btree/bulk_build.h"
-#include "keys/key_decode.h"
+#include "btree/stats.h"
+#include <pbtree/keys.h>
 #include "util/bytes.h"
 
 namespace pbtree {
@@ -20,46 +21,6 @@ namespace {
 
 constexpr KeyFormat kAllFormats[] = {KeyFormat::Double, KeyFormat::RescaledDouble,
                                      KeyFormat::Decimal128, KeyFormat::Bcd, KeyFormat::Text};
-
-// gstat's packed key size (§3.2): flag byte, prefix byte(s) if prefix > 0, length byte(s) if
-// length > 1, data.
-uint64_t packed_size(uint32_t prefix, uint32_t length) {
-  const uint64_t p = prefix == 0 ? 0 : (prefix <= 127 ? 1 : 2);
-  const uint64_t l = length <= 1 ? 0 : (length <= 127 ? 1 : 2);
-  return 1 + p + l + length;
-}
-
-// btr_length of the single leaf a two-entry tree gets in `layout`; 0 if the loader refuses.
-uint32_t probe_length(NodeLayout layout) {
-  FastLoader::Options o;
-  o.page_size = 4096;
-  o.first_page = 2;
-  o.layout = layout;
-  uint32_t length = 0;
-  try {
-    FastLoader loader(o, [&](uint32_t, uint8_t* page) { length = read_btree_header(page).length; });
-    const uint8_t k1[] = {0x41, 0x42, 0x43};
-    const uint8_t k2[] = {0x41, 0x42, 0x44};
-    loader.add(k1, 1000000);
-    loader.add(k2, 1000001);
-    loader.finish();
-  } catch (const std::exception&) {
-    return 0;
-  }
-  return length;
-}
-
-// FastLoader::Options::descending (compact layout: no suffix truncation of descending
-// separators) where this build's FastLoader has it.
-template <typename LoaderOptions>
-void set_descending(LoaderOptions& o, bool descending) {
-  if constexpr (requires { o.descending; }) {
-    o.descending = descending;
-  } else {
-    (void)o;
-    (void)descending;
-  }
-}
 
 }  // namespace
 
@@ -71,13 +32,8 @@ std::vector<KeyFormat> allowed_key_formats(const TypeSpec& type) {
   return out;
 }
 
-bool layout_available(NodeLayout layout) {
-  if (layout == NodeLayout::Firebird) return true;
-  static const bool compact = [] {
-    const uint32_t compact_length = probe_length(NodeLayout::Compact);
-    return compact_length != 0 && compact_length != probe_length(NodeLayout::Firebird);
-  }();
-  return compact;
+bool layout_available(NodeLayout) {
+  return true;  // both layouts are built by FastLoader
 }
 
 std::string_view layout_name(NodeLayout layout) {
@@ -178,7 +134,7 @@ WhatIfEstimator::WhatIfEstimator(const Options& options) : options_(options) {
         o.jump_interval = layout_jump_interval(
             max_key_length(options_.type, f, options_.descending), options_.descending, l);
         o.layout = l;
-        set_descending(o, options_.descending);
+        o.descending = options_.descending;
         Candidate* raw = c.get();
         const uint32_t page_size = options_.page_size;
         c->loader = std::make_unique<FastLoader>(o, [raw, page_size](uint32_t, uint8_t* page) {
@@ -236,31 +192,6 @@ std::vector<WhatIfRow> WhatIfEstimator::finish() {
   return rows;
 }
 
-WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_every,
-                     const std::vector<NodeLayout>& layouts) {
-  const std::optional<IndexInfo> info = file.find_index(name);
-  if (!info) throw UsageError(fmt::format("{}: no index named {}", file.path(), name));
-  if (sample_every == 0) throw std::invalid_argument("what_if: sample_every must be >= 1");
-  WhatIfEstimator::Options o;
-  o.type = info->def.type;
-  o.source = info->def.format;
-  o.descending = info->def.descending;
-  o.page_size = file.page_size();
-  o.current = std::make_pair(info->def.format, info->def.layout);
-  o.layouts = layouts;
-  WhatIfEstimator estimator(o);
-  uint64_t i = 0;
-  for (Cursor c = file.tree(name).scan(); c.valid(); c.next(), ++i) {
-    if (i % sample_every == 0) estimator.add(c.key(), c.record_number());
-  }
-  WhatIfReport report;
-  report.info = *info;
-  report.page_size = file.page_size();
-  report.entries = estimator.entries();
-  report.rows = estimator.finish();
-  return report;
-}
-
 KeyFormatChoice choose_key_format(const TypeSpec& type, NodeLayout layout,
                                   const std::vector<WhatIfRow>& rows, uint64_t sample_entries) {
   KeyFormatChoice choice;
@@ -305,14 +236,6 @@ std::string describe_choice(const TypeSpec& type, const KeyFormatChoice& c) {
       "{:.2f}x)",
       chosen, key_format_name(c.best), c.best_bytes, c.default_bytes, percent, c.ratio,
       kAutoMinGain);
-}
-
-KeyFormatChoice recompute_auto_choice(IndexFile& file, const std::string& name) {
-  const std::optional<IndexInfo> info = file.find_index(name);
-  if (!info) throw UsageError(fmt::format("{}: no index named {}", file.path(), name));
-  const WhatIfReport report = what_if(file, name, kAutoSampleEvery, {info->def.layout});
-  return choose_key_format(report.info.def.type, report.info.def.layout, report.rows,
-                           report.entries);
 }
 
 }  // namespace pbtree

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "btree/index_file.h"
-#include "keys/key.h"
+#include <pbtree/types.h>
+#include <pbtree/keys.h>
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
@@ -23,6 +23,8 @@
 #include "node/page_search.h"
 
 namespace pbtree {
+
+class IndexFile;
 
 /// Every key format `type` allows (key_format_allowed), default first: smallint, integer,
 /// numeric(P<=9): double, decimal128, bcd; bigint, numeric(10..18): rescaled-double,

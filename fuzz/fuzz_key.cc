@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "keys/key.h"
+#include <pbtree/keys.h>
 
 namespace {
 

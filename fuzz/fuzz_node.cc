@@ -17,7 +17,7 @@
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include "page/errors.h"
+#include <pbtree/errors.h>
 
 namespace {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "btree/index_file.h"
-#include "keys/key.h"
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"

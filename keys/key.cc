@@ -2,7 +2,8 @@
 // rules and key length limits (src/jrd/dfw.epp, src/jrd/idx.cpp, src/jrd/Database.h of
 // Firebird v5.0.4), strict value parsing, key comparison, and decoding of stored keys back
 // to value text. The key bytes themselves are built in keys/key_build.cc (layouts there).
-#include "keys/key.h"
+#include <pbtree/keys.h>
+#include "util/bytes.h"
 
 #include <fmt/format.h>
 

@@ -24,7 +24,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "keys/key.h"
+#include <pbtree/keys.h>
 #include "keys/key_internal.h"
 #include "util/coding.h"
 

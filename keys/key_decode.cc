@@ -1,6 +1,6 @@
 // key_to_value: a stored key -> its Value, through the verified text decoder of keys/key.cc
 // (key_to_text re-encodes what it decodes, so the result is exact or an error).
-#include "keys/key_decode.h"
+#include <pbtree/keys.h>
 
 namespace pbtree {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "keys/key.h"
+#include <pbtree/keys.h>
 
 namespace pbtree::keys_internal {
 

@@ -27,7 +27,9 @@
 #include <cstdint>
 #include <string>
 
-#include "page/errors.h"
+#include <pbtree/errors.h>
+#include <pbtree/types.h>
+
 #include "page/page_header.h"
 #include "util/coding.h"
 
@@ -37,11 +39,6 @@ namespace pbtree {
 inline constexpr uint32_t kBtreeHeaderSize = 39;
 /// Most levels a tree may have (Firebird MAX_LEVELS).
 inline constexpr uint32_t kMaxLevels = 16;
-
-/// How the nodes of a B-tree are coded. Firebird: ODS 12 nodes as above (byte-exact with
-/// Firebird 3.0 .. 5.0). Compact: pbtree's own layout (docs/FORMAT.md §2.9): delta record
-/// numbers, no implied length byte, suffix-truncated separators. Chosen per index.
-enum class NodeLayout : uint8_t { Firebird = 0, Compact = 1 };
 
 /// Flag in byte 1 of a B-tree page whose nodes use the compact layout (docs/FORMAT.md §2.9).
 inline constexpr uint8_t kPageCompact = 0x80;

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "keys/key.h"
+#include <pbtree/keys.h>
 #include "node/jump_table.h"
 #include "node/node_internal.h"
 

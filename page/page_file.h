@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "page/errors.h"
+#include <pbtree/errors.h>
 #include "page/io.h"
 #include "page/page_header.h"
 #include "page/wal.h"

@@ -35,9 +35,9 @@ std::string page_type_name(uint8_t type);
 
 inline constexpr size_t kPageHeaderSize = 16;
 
-/// "PBTREE\r\n": bytes 16..23 of a pbtree file's header page (page/file_format.h).
+/// "PBTREE\r\n": bytes 16..23 of a pbtree file's header page (page/file_header.h).
 inline constexpr uint8_t kFileMagic[8] = {0x50, 0x42, 0x54, 0x52, 0x45, 0x45, 0x0D, 0x0A};
-/// The file id, 8 bytes at this offset of the header page (page/file_format.h): random and
+/// The file id, 8 bytes at this offset of the header page (page/file_header.h): random and
 /// nonzero, set when the file is created; 0 in files created before it existed. The log
 /// carries it (page/wal.h) so a log is only ever replayed into its own file.
 inline constexpr size_t kFileIdOffset = 80;

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <random>
 
-#include "page/errors.h"
+#include <pbtree/errors.h>
 #include "page/page_header.h"
 #include "util/coding.h"
 #include "util/crc32c.h"

@@ -28,7 +28,7 @@
 //      12    4 page size of the db file (bytes)
 //      16    8 salt: random, new at every reset of the log; frames carry it
 //      24    8 file id: the identity of the db file the log belongs to (bytes 80..87 of
-//              its header page, page/file_format.h; 0 for a file that has none)
+//              its header page, page/file_header.h; 0 for a file that has none)
 //      32    4 CRC of bytes 0..31
 //      36    4 zero
 //   Version 1 logs (older builds) have a 32-byte header: bytes 0..23 as above (version 1),
@@ -78,6 +78,8 @@
 #include <string>
 #include <vector>
 
+#include <pbtree/stats.h>
+
 #include "page/io.h"
 
 namespace pbtree {
@@ -89,26 +91,6 @@ inline constexpr uint32_t kWalVersion1 = 1;
 inline constexpr size_t kWalHeaderSizeV1 = 32;
 inline constexpr size_t kWalFrameHeaderSize = 24;
 inline constexpr size_t kWalCommitSize = 40;
-
-/// What one checkpoint cost. Also kept in the header page (page/file_format.h).
-struct CheckpointStats {
-  uint64_t checkpoint = 0;     ///< checkpoint number (header counter)
-  uint32_t pages_written = 0;  ///< pages of the batch, header included: logged at the commit,
-                               ///< written in place when the log is applied
-  uint64_t bytes_written = 0;  ///< bytes those pages take in place: pages_written × page_size
-  uint64_t bytes_synced = 0;   ///< bytes of the batch in the log made durable by fdatasync:
-                               ///< frames × (24 + page_size) + 40
-};
-
-/// What opening found in the log.
-struct WalRecovery {
-  bool log_found = false;   ///< "<db>-wal" existed
-  bool replayed = false;    ///< a committed batch was written into the db file
-  uint32_t pages = 0;       ///< pages of that batch
-  uint64_t checkpoint = 0;  ///< its checkpoint number
-  uint32_t discarded = 0;   ///< uncommitted frames dropped
-  bool stale = false;       ///< a committed batch of another file (file id) was dropped
-};
 
 /// The log of one db file. Thread-safe (one internal mutex); the db descriptor is borrowed.
 class Wal {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "keys/key.h"
+#include <pbtree/keys.h>
 
 namespace pbtree::bench {
 

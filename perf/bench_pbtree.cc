@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "btree/btree.h"
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 #include "perf/bench_common.h"
 
 namespace pbtree::bench {

@@ -1,4 +1,4 @@
-// Tests of IndexFile::bulk_load and analyze (btree/index_file.h): exact page bytes and gstat
+// Tests of IndexFile::bulk_load and analyze (file/index_file.h): exact page bytes and gstat
 // figures for small indexes derived by hand from fast_load's rules, reopen round trips,
 // failed loads leaving the file byte-identical, structural checks against a sorted model, and
 // corrupt files raising CorruptError instead of hanging.
@@ -14,14 +14,15 @@
 #include <vector>
 
 #include "btree/bulk_build.h"
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include "keys/key.h"
-#include "page/file_format.h"
+#include <pbtree/keys.h>
+#include "file/index_root.h"
+#include "page/file_header.h"
 #include "page/page_file.h"
 
 namespace pbtree {

@@ -7,9 +7,9 @@
 #include <random>
 
 #include "btree/btree.h"
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 #include "btree_tree_fixture.h"
-#include "keys/key.h"
+#include <pbtree/keys.h>
 
 namespace pbtree {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 #include "tests/cli_test_util.h"
 
 namespace pbtree::tools {

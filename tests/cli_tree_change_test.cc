@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "keys/key.h"
+#include <pbtree/keys.h>
 #include "page/page_file.h"
 #include "page/wal.h"
 #include "tests/cli_tree_test_util.h"

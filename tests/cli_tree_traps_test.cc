@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <random>
 
-#include "btree/index_file.h"
-#include "keys/key.h"
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 #include "tests/btree_tree_fixture.h"
 #include "tests/cli_tree_test_util.h"
 #include "tools/index_session.h"

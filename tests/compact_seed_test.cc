@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "btree/bulk_build.h"
-#include "keys/key.h"
+#include <pbtree/keys.h>
 
 namespace pbtree {
 namespace {

@@ -21,9 +21,10 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include "btree/index_file.h"
-#include "keys/key.h"
-#include "page/file_format.h"
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
+#include "file/index_root.h"
+#include "page/file_header.h"
 #include "page/page_file.h"
 
 namespace pbtree {

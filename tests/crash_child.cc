@@ -10,7 +10,7 @@
 #include <string>
 
 #include "btree/btree.h"
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 #include "crash_ops.h"
 
 int main(int argc, char** argv) {

@@ -9,8 +9,8 @@
 #include <set>
 #include <vector>
 
-#include "btree/index_file.h"
-#include "keys/key.h"
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 namespace pbtree::crash {
 

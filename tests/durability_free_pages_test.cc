@@ -1,4 +1,4 @@
-// Persistent free space (page/file_format.h free pages, btree/index_file.cc FileAllocator):
+// Persistent free space (page/file_header.h free pages, file/index_file.cc FileAllocator):
 // pages freed by deletes and merges join a chain of free pages at the next checkpoint, the
 // header keeps its head and count, and allocation reuses them in later sessions, through the
 // API and through `pbtree insert` / `pbtree delete`. Corrupt free pages are CorruptErrors.
@@ -16,10 +16,11 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 #include "btree_tree_fixture.h"
-#include "keys/key.h"
-#include "page/file_format.h"
+#include <pbtree/keys.h>
+#include "file/index_root.h"
+#include "page/file_header.h"
 #include "page/page_file.h"
 #include "tests/cli_test_util.h"
 

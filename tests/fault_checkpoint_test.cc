@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 #include "btree_tree_fixture.h"
 #include "crash_ops.h"
 #include "page/io.h"

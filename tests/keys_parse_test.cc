@@ -4,7 +4,8 @@
 
 #include <string>
 
-#include "keys/key.h"
+#include <pbtree/keys.h>
+#include "util/bytes.h"
 
 namespace pbtree {
 namespace {

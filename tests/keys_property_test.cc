@@ -16,7 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "keys/key.h"
+#include <pbtree/keys.h>
+#include "util/bytes.h"
 
 namespace pbtree {
 namespace {

@@ -13,7 +13,7 @@
 #include <random>
 #include <set>
 
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 #include "btree_tree_fixture.h"
 
 namespace pbtree {

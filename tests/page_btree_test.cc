@@ -12,7 +12,7 @@
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include "keys/key.h"
+#include <pbtree/keys.h>
 
 namespace pbtree {
 namespace {

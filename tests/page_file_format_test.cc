@@ -1,4 +1,4 @@
-// Tests of the header page and index root page codecs (page/file_format.h): exact bytes,
+// Tests of the header page and index root page codecs (page/file_header.h): exact bytes,
 // round trips and the error messages for files that are not (valid) pbtree files.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -8,8 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "btree/index_file.h"
-#include "page/file_format.h"
+#include <pbtree/index_file.h>
+#include "file/index_root.h"
+#include "page/file_header.h"
 
 namespace pbtree {
 namespace {

@@ -3,8 +3,9 @@
 // Expected keys are checked through key_to_text (the converted value) and hex bytes.
 #include <gtest/gtest.h>
 
-#include "keys/key.h"
-#include "page/errors.h"
+#include <pbtree/keys.h>
+#include "util/bytes.h"
+#include <pbtree/errors.h>
 #include "tools/search_key.h"
 
 namespace pbtree::tools {

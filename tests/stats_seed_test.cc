@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 
 namespace pbtree {
 namespace {

@@ -9,15 +9,16 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 #include "btree_tree_fixture.h"
-#include "keys/key.h"
+#include <pbtree/keys.h>
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include "page/file_format.h"
+#include "file/index_root.h"
+#include "page/file_header.h"
 
 namespace pbtree {
 namespace {

@@ -12,9 +12,10 @@
 #include <string>
 
 #include "btree/btree.h"
-#include "btree/index_file.h"
-#include "keys/key.h"
-#include "page/file_format.h"
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
+#include "file/index_root.h"
+#include "page/file_header.h"
 #include "page/page_file.h"
 #include "page/wal.h"
 #include "tests/cli_test_util.h"

@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "btree_tree_fixture.h"
-#include "page/file_format.h"
+#include "file/index_root.h"
+#include "page/file_header.h"
 #include "page/io.h"
 #include "page/page_file.h"
 #include "page/wal.h"

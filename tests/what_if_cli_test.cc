@@ -6,7 +6,8 @@
 #include <string>
 
 #include "btree/what_if.h"
-#include "page/file_format.h"
+#include "file/index_root.h"
+#include "page/file_header.h"
 #include "tests/cli_test_util.h"
 
 namespace pbtree::tools {

@@ -12,9 +12,10 @@
 #include <string>
 #include <vector>
 
+#include <pbtree/index_file.h>
 #include "btree/btree.h"
 #include "btree/what_if.h"
-#include "keys/key_decode.h"
+#include <pbtree/keys.h>
 #include "tools/demo.h"
 
 namespace pbtree {

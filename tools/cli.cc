@@ -1,6 +1,7 @@
 // `pbtree` subcommands (CLI11): key, load (--key-format auto), stat (--what-if), demo. Every
 // failure becomes one line "pbtree: <message>" on the error stream and exit code 1; bad usage gives
 // exit code 2.
+#include "tools/cli_errors.h"
 #include "tools/cli.h"
 
 #include <fmt/format.h>
@@ -11,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "btree/index_file.h"
-#include "keys/key.h"
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
+#include "util/bytes.h"
 #include "tools/csv_reader.h"
 #include "tools/demo.h"
 #include "tools/loader.h"
@@ -100,7 +102,7 @@ void run_load(const LoadArgs& a, std::ostream& err) {
 void run_stat(const StatArgs& a, std::ostream& out) {
   auto file = IndexFile::open(a.db);
   if (a.io) {
-    // The last checkpoint's cost, from the header page (page/file_format.h, page/wal.h).
+    // The last checkpoint's cost, from the header page (page/file_header.h, page/wal.h).
     CheckpointStats c = file->last_checkpoint();
     out << fmt::format(
         "Last checkpoint: {}, pages written: {}, bytes written: {}, bytes synced: {}\n",

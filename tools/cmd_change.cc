@@ -7,7 +7,9 @@
 #include <charconv>
 #include <numeric>
 
-#include "keys/key.h"
+#include <pbtree/keys.h>
+#include <pbtree/index_file.h>
+#include "tools/cli_errors.h"
 #include "tools/csv_reader.h"
 #include "tools/index_session.h"
 #include "tools/tree_commands.h"

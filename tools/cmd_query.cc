@@ -4,7 +4,8 @@
 
 #include <algorithm>
 
-#include "keys/key.h"
+#include <pbtree/keys.h>
+#include "tools/cli_errors.h"
 #include "tools/index_session.h"
 #include "tools/search_key.h"
 #include "tools/tree_commands.h"

@@ -13,15 +13,16 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include "keys/key.h"
+#include <pbtree/keys.h>
 #include "page/buffer_pool.h"
-#include "page/file_format.h"
+#include "file/index_root.h"
+#include "page/file_header.h"
 #include "page/page_file.h"
 #include "tools/search_key.h"
 #include "tools/tree_commands.h"

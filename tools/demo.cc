@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 #include "tools/loader.h"
 #include "tools/stat_format.h"
 #include "tools/what_if_format.h"

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "btree/btree.h"
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 
 namespace pbtree::tools {
 

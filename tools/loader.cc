@@ -1,5 +1,7 @@
 // read_entries / load_index_file: CSV rows -> (normalized key, record number, line) entries
 // -> IndexFile::bulk_load, with every input error reported as "<file>:<line>: <what>".
+#include <pbtree/index_file.h>
+#include "tools/cli_errors.h"
 #include "tools/loader.h"
 
 #include <fmt/format.h>

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 #include "btree/what_if.h"
-#include "keys/key.h"
+#include <pbtree/keys.h>
 #include "tools/csv_reader.h"
 
 namespace pbtree::tools {

@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <limits>
 
-#include "page/errors.h"
+#include <pbtree/errors.h>
 
 namespace pbtree::tools {
 

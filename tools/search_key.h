@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 
 namespace pbtree::tools {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 #include "btree/what_if.h"
 
 namespace pbtree::tools {

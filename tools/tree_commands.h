@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 #include "tools/loader.h"
 
 namespace pbtree::tools {

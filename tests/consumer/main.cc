@@ -4,8 +4,7 @@
 #include <cstring>
 #include <unistd.h>
 
-#include "btree/index_file.h"
-#include "keys/key.h"
+#include <pbtree/pbtree.h>
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;

@@ -15,7 +15,6 @@
 #include <string>
 #include <string_view>
 
-#include "util/bytes.h"  // hex_bytes
 
 namespace pbtree {
 
@@ -196,5 +195,14 @@ inline int compare_entry(std::span<const uint8_t> a, uint64_t ra, std::span<cons
 std::string key_to_text(const TypeSpec& type, KeyFormat format, bool descending,
                         std::span<const uint8_t> key);
 
+
+/// Decodes the single-segment key `key` of `type` in `format` (descending as stored) into
+/// the Value build_key() turns back into exactly these bytes: NULL for the NULL key (empty
+/// ascending, FF descending), Exact (coefficient, scale = the column scale) for smallint,
+/// integer, bigint, int128 and numeric, Double for double, Text for varchar. A Text value
+/// points into `storage`, which must outlive it (other kinds leave `storage` unspecified).
+/// Throws KeyError on bytes that no value of `type` encodes to (a corrupt key).
+Value key_to_value(const TypeSpec& type, KeyFormat format, bool descending,
+                   std::span<const uint8_t> key, std::string& storage);
 
 }  // namespace pbtree

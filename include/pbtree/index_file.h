@@ -10,41 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "keys/key.h"
-#include "node/btree_page.h"
-#include "node/jump_table.h"
-#include "node/node.h"
-#include "node/page_image.h"
-#include "node/page_search.h"
-#include "page/errors.h"
-#include "page/io.h"
-#include "page/wal.h"
+#include <pbtree/keys.h>
+#include <pbtree/stats.h>
+#include <pbtree/errors.h>
+#include <pbtree/types.h>
+
+#include <pbtree/io.h>
 
 namespace pbtree {
-
-/// Page sizes a file may have (bytes).
-inline constexpr uint32_t kPageSizes[] = {4096, 8192, 16384, 32768};
-inline constexpr uint32_t kDefaultPageSize = 8192;
-/// Record numbers are 40-bit (Firebird's RecordNumber): 0 .. 2^40 - 1.
-inline constexpr uint64_t kMaxRecordNumber = (uint64_t{1} << 40) - 1;
-
-/// What an index is built on. Single-segment for now.
-struct IndexDefinition {
-  std::string name;  ///< 1..31 bytes, [A-Za-z0-9_$]
-  TypeSpec type;
-  KeyFormat format = KeyFormat::Double;
-  bool unique = false;
-  bool descending = false;
-  NodeLayout layout = NodeLayout::Firebird;  ///< node coding of every page of the tree
-  bool auto_format = false;  ///< `format` was chosen by --key-format auto (slot flag 0x80)
-};
-
-/// An index as stored in the index root page.
-struct IndexInfo {
-  IndexDefinition def;
-  uint32_t id = 0;         ///< slot in the index root page, 0-based (gstat prints it)
-  uint32_t root_page = 0;  ///< page number of the B-tree root
-};
 
 /// Entries to bulk-build from: key bytes (already normalized, any order) and record numbers,
 /// plus a caller tag per entry (e.g. the input line) that errors report. Keys are stored
@@ -82,30 +55,9 @@ class DuplicateKeyError : public UsageError {
   uint64_t tag_a, tag_b;
 };
 
-/// Firebird 3's gstat figures for one index (§3.2 of the format notes), plus ours.
-struct IndexStats {
-  uint32_t root_page = 0;
-  uint32_t depth = 0;          ///< root level + 1
-  uint64_t leaf_buckets = 0;   ///< leaf pages
-  uint64_t nodes = 0;          ///< leaf nodes, END markers excluded
-  double avg_node_length = 0;  ///< bytes, full encoded node incl. record number
-  uint64_t total_dup = 0;
-  uint64_t max_dup = 0;
-  double avg_key_length = 0;  ///< bytes: flag + prefix/length bytes (gstat's approximation) + data
-  double compression_ratio = 0;  ///< (avg prefix + avg data) / avg key length
-  double avg_prefix_length = 0;
-  double avg_data_length = 0;
-  uint64_t clustering_factor = 0;
-  double clustering_ratio = 0;
-  uint64_t fill_distribution[5] = {0, 0, 0, 0, 0};  ///< leaves per 20% fill band
-  uint64_t index_pages = 0;                         ///< all levels
-  double bytes_per_entry = 0;                       ///< index_pages × page_size / nodes
-  double avg_leaf_fill = 0;  ///< mean over leaves of (btr_length − h) / (page_size − h), 0..1
-};
-
 class BTree;
 
-/// One pbtree file. Not thread-safe (one user at a time) in this slice, except that the
+/// One pbtree file. Not thread-safe (one user at a time), except that the
 /// BTree objects from tree() take many concurrent readers plus one writer.
 class IndexFile {
  public:
@@ -129,7 +81,7 @@ class IndexFile {
   /// Pages on the persistent free list (header; pages freed in this session join it at the
   /// next checkpoint).
   uint32_t free_page_count() const;
-  /// The free list from its head, in chain order (page/file_format.h), each page read and
+  /// The free list from its head, in chain order (page/file_header.h), each page read and
   /// checked. Throws CorruptError: a page that is not a free page ("<path>: page 9: expected
   /// a free page, found a b-tree page"), a next pointer outside the file, a chain longer or
   /// shorter than the header's count (which also catches loops); IoError.

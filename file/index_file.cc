@@ -1,5 +1,5 @@
 // IndexFile: opening and creating pbtree files (page 0 header, page 1 index root page; see
-// page/file_format.h), bulk-building indexes (btree/bulk_build.h) and gstat statistics
+// page/file_header.h), bulk-building indexes (btree/bulk_build.h) and gstat statistics
 // (btree/stats.h). A writable file runs with its write-ahead log (page/wal.h): changed pages
 // go to "<db>-wal" and are committed there by a checkpoint (flush(), the end of a bulk load),
 // which also rewrites the header (checkpoint counter, page count, free list, the checkpoint's
@@ -8,7 +8,7 @@
 // page in use (nothing refers to them yet), syncs, then checkpoints the index root page and
 // header. Pages the living trees free become free pages (type 9) on a persistent chain at
 // the next checkpoint and are allocated again before the file grows (FileAllocator below).
-#include "btree/index_file.h"
+#include <pbtree/index_file.h>
 
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -28,102 +28,23 @@
 #include "btree/btree.h"
 #include "btree/bulk_build.h"
 #include "btree/stats.h"
+#include "file/entry_sort.h"
+#include "file/file_allocator.h"
+#include "util/bytes.h"
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include "keys/key.h"
+#include <pbtree/keys.h>
 #include "page/buffer_pool.h"
-#include "page/file_format.h"
+#include "file/index_root.h"
+#include "page/file_header.h"
 #include "page/page_file.h"
 
 namespace pbtree {
 
 namespace {
-
-// Sorts entries by (key in index order, record number, tag). Each entry gets an 8-byte
-// big-endian prefix of its key, padded with 00 (ascending) or FF (descending, where a
-// shorter key sorts after its extensions), so most comparisons are one integer compare;
-// equal prefixes fall back to compare_keys.
-// The common case of sort_entries: every key fits 24 bytes (numeric keys are at most 20), so
-// each entry becomes one fixed-size record holding its whole key as three big-endian words
-// (padded as above) and the sort never leaves the records: no memcmp, no pointer chasing.
-// Padded words equal means one key extends the other by pad bytes: the shorter sorts first
-// ascending, last descending (compare_keys).
-bool sort_entries_fixed(EntryBatch& entries, bool descending) {
-  struct Rec {
-    uint64_t k[3];
-    uint64_t recno;
-    uint64_t tag;
-    uint32_t length;
-    uint32_t index;
-  };
-  auto& items = entries.items();
-  if (items.size() >= UINT32_MAX) return false;
-  for (const auto& it : items) {
-    if (it.length > 24) return false;
-  }
-  std::vector<Rec> recs(items.size());
-  const uint8_t pad = descending ? 0xFF : 0x00;
-  tbb::parallel_for(size_t{0}, items.size(), [&](size_t i) {
-    std::span<const uint8_t> k = entries.key(items[i]);
-    uint8_t buf[24];
-    std::memset(buf, pad, sizeof buf);
-    if (!k.empty()) std::memcpy(buf, k.data(), k.size());
-    Rec& r = recs[i];
-    for (int w = 0; w < 3; ++w) {
-      uint64_t v;
-      std::memcpy(&v, buf + 8 * w, 8);
-      r.k[w] = __builtin_bswap64(v);
-    }
-    r.recno = items[i].recno;
-    r.tag = items[i].tag;
-    r.length = items[i].length;
-    r.index = static_cast<uint32_t>(i);
-  });
-  tbb::parallel_sort(recs.begin(), recs.end(), [descending](const Rec& a, const Rec& b) {
-    if (a.k[0] != b.k[0]) return a.k[0] < b.k[0];
-    if (a.k[1] != b.k[1]) return a.k[1] < b.k[1];
-    if (a.k[2] != b.k[2]) return a.k[2] < b.k[2];
-    if (a.length != b.length) return descending ? a.length > b.length : a.length < b.length;
-    if (a.recno != b.recno) return a.recno < b.recno;
-    return a.tag < b.tag;
-  });
-  std::vector<EntryBatch::Item> sorted(items.size());
-  tbb::parallel_for(size_t{0}, items.size(), [&](size_t i) { sorted[i] = items[recs[i].index]; });
-  items.swap(sorted);
-  return true;
-}
-
-void sort_entries(EntryBatch& entries, bool descending) {
-  if (sort_entries_fixed(entries, descending)) return;
-  struct Rec {
-    uint64_t prefix;
-    uint64_t recno;
-    uint64_t tag;
-    uint64_t index;
-  };
-  auto& items = entries.items();
-  std::vector<Rec> recs(items.size());
-  const uint8_t pad = descending ? 0xFF : 0x00;
-  tbb::parallel_for(size_t{0}, items.size(), [&](size_t i) {
-    std::span<const uint8_t> k = entries.key(items[i]);
-    uint64_t p = 0;
-    for (size_t j = 0; j < 8; ++j) p = (p << 8) | (j < k.size() ? k[j] : pad);
-    recs[i] = Rec{p, items[i].recno, items[i].tag, i};
-  });
-  tbb::parallel_sort(recs.begin(), recs.end(), [&](const Rec& a, const Rec& b) {
-    if (a.prefix != b.prefix) return a.prefix < b.prefix;
-    int c = compare_keys(entries.key(items[a.index]), entries.key(items[b.index]), descending);
-    if (c != 0) return c < 0;
-    if (a.recno != b.recno) return a.recno < b.recno;
-    return a.tag < b.tag;
-  });
-  std::vector<EntryBatch::Item> sorted(items.size());
-  tbb::parallel_for(size_t{0}, items.size(), [&](size_t i) { sorted[i] = items[recs[i].index]; });
-  items.swap(sorted);
-}
 
 bool is_null_key(std::span<const uint8_t> key, bool descending) {
   return descending ? (key.size() == 1 && key[0] == 0xFF) : key.empty();
@@ -131,97 +52,6 @@ bool is_null_key(std::span<const uint8_t> key, bool descending) {
 
 }  // namespace
 
-void EntryBatch::add(std::span<const uint8_t> key, uint64_t recno, uint64_t tag) {
-  if (recno > kMaxRecordNumber) {
-    throw UsageError(
-        fmt::format("record number {} exceeds the 40-bit maximum {}", recno, kMaxRecordNumber));
-  }
-  if (key.size() > UINT32_MAX) throw UsageError("key longer than 4 GiB");
-  items_.push_back(Item{arena_.size(), recno, tag, static_cast<uint32_t>(key.size())});
-  arena_.insert(arena_.end(), key.begin(), key.end());
-}
-
-void EntryBatch::reserve(size_t entries, size_t key_bytes) {
-  items_.reserve(entries);
-  arena_.reserve(key_bytes);
-}
-
-// Pages for the living B-trees. allocate(): pages released earlier in this session first,
-// then the head of the persistent free list (a chain of free pages, type 9, layout in
-// page/file_format.h; the page is read through the pool and checked), then the end of the
-// file (the header's page count grows in memory). release(): the page waits in memory until
-// the next checkpoint, where to_free_list() writes it as a free page at the head of the chain
-// (so readers that still reach a just-released page find the btr_released flag, never a
-// free page, until the operation that freed it is long done). Head, count and page count
-// live in the in-memory header that the checkpoint writes; everything reaches the file
-// atomically with the checkpoint (page/wal.h). Thread-safe (one mutex): trees of different
-// indexes share it.
-class FileAllocator : public PageAllocator {
- public:
-  FileAllocator(FileHeader& header, uint32_t file_pages, BufferPool& pool, std::string path)
-      : header_(header), pool_(pool), path_(std::move(path)) {
-    header_.page_count = std::max(header_.page_count, file_pages);
-  }
-  uint32_t allocate() override {
-    std::lock_guard lock(mutex_);
-    if (!released_.empty()) {
-      uint32_t p = released_.back();
-      released_.pop_back();
-      return p;
-    }
-    if (header_.free_list_head != 0) {
-      const uint32_t p = header_.free_list_head;
-      if (header_.free_page_count == 0) {
-        throw CorruptError(fmt::format("{}: free-list head {} with 0 free pages", path_, p));
-      }
-      uint32_t next;
-      {
-        PageRef ref = pool_.pin(p, static_cast<uint8_t>(PageType::Free));
-        std::shared_lock latch(ref.latch());
-        next = decode_free_page(ref.data(), p, header_.page_size, header_.page_count, path_);
-      }
-      if ((next == 0) != (header_.free_page_count == 1)) {
-        throw CorruptError(fmt::format(
-            "{}: page {} (free): next free page {}, but the header counts {} free pages", path_, p,
-            next, header_.free_page_count));
-      }
-      header_.free_list_head = next;
-      --header_.free_page_count;
-      return p;
-    }
-    if (header_.page_count == UINT32_MAX) throw UsageError("file full: 2^32 - 1 pages");
-    return header_.page_count++;
-  }
-  void release(uint32_t page_no) override {
-    std::lock_guard lock(mutex_);
-    released_.push_back(page_no);
-  }
-  // Writes the pages released since the last call as free pages at the head of the chain
-  // (in the pool; the checkpoint logs them). Call with every tree's writer mutex held.
-  void to_free_list() {
-    std::lock_guard lock(mutex_);
-    for (uint32_t p : released_) {
-      PageRef ref = pool_.create(p);
-      std::unique_lock latch(ref.latch());
-      encode_free_page(header_.free_list_head, ref.data(), header_.page_size);
-      ref.mark_dirty();
-      header_.free_list_head = p;
-      ++header_.free_page_count;
-    }
-    released_.clear();
-  }
-  bool has_released() const {
-    std::lock_guard lock(mutex_);
-    return !released_.empty();
-  }
-
- private:
-  FileHeader& header_;
-  BufferPool& pool_;
-  std::string path_;
-  std::vector<uint32_t> released_;
-  mutable std::mutex mutex_;
-};
 
 struct IndexFile::Impl {
   PageFile file;

@@ -28,12 +28,4 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// A command line that cannot run as given (arguments missing or contradicting each other,
-/// an unknown type name, an unsupported page size): `pbtree` exits with 2, as for the errors
-/// its option parser finds.
-class ArgumentError : public UsageError {
- public:
-  using UsageError::UsageError;
-};
-
 }  // namespace pbtree

@@ -1,0 +1,74 @@
+// The index root page (page 1 of a pbtree file): Firebird's index root page, page type 6,
+// reshaped for one table of single-segment indexes with names; its codec and IndexSlot.
+//
+// Page 1, index root page (page type 6):
+//
+//   off size field
+//     0   16 generic page header, type 6
+//    16    2 relation id: 0
+//    18    2 slot count: slots in use, free ones (root 0) included
+//    20   48 × slot count: slots; the slot number is the index id
+//   ...      zero to the end of the page
+//
+//   slot (48 bytes):
+//     0    4 root page: B-tree root page number, 0 = free slot
+//     4    4 index id: the slot number (0-based)
+//     8    1 column type (ColumnType: 1 smallint 2 integer 3 bigint 4 int128 5 double
+//            6 numeric 7 varchar)
+//     9    1 precision (numeric), else 0
+//    10    1 scale (numeric), else 0
+//    11    1 key format: Firebird idx_itype (0 double, 1 text, 8 rescaled double,
+//            10 decimal128, 13 bcd)
+//    12    2 length in bytes (varchar), else 0
+//    14    1 flags: 1 unique, 2 descending, 4 compact node layout (docs/FORMAT.md §2.9),
+//            0x80 key format chosen by `--key-format auto` (the reason is recomputed from
+//            the index, btree/what_if.h)
+//    15    1 name length, 1..31
+//    16   32 name bytes [A-Za-z0-9_$], zero-padded
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <pbtree/errors.h>
+#include <pbtree/types.h>
+
+namespace pbtree {
+
+inline constexpr size_t kIndexSlotSize = 48;
+/// Index root slot flag (byte 14): the tree uses the compact node layout (docs/FORMAT.md §2.9).
+inline constexpr uint8_t kSlotFlagCompact = 0x04;
+/// Slot flags bit (byte 14): the key format was chosen by `pbtree load --key-format auto`.
+inline constexpr uint8_t kSlotFlagAutoFormat = 0x80;
+inline constexpr size_t kIndexSlotsOffset = 20;
+inline constexpr size_t kMaxIndexNameLength = 31;
+
+/// One index as recorded in the index root page.
+struct IndexSlot {
+  std::string name;
+  TypeSpec type;
+  KeyFormat format = KeyFormat::Double;
+  bool unique = false;
+  bool descending = false;
+  NodeLayout layout = NodeLayout::Firebird;  ///< flag 4: compact node layout
+  bool auto_format = false;                  ///< flag 0x80: key format chosen by --key-format auto
+  uint32_t root_page = 0;                    ///< 0: free slot
+  uint32_t id = 0;                           ///< slot number
+};
+
+/// Slots an index root page of `page_size` bytes holds: (page_size - 20) / 48.
+uint32_t max_index_slots(uint32_t page_size);
+/// True if `name` is 1..31 bytes of [A-Za-z0-9_$].
+bool valid_index_name(const std::string& name);
+
+/// Fills `page` (page_size bytes) with type 6 and `slots` (slot i at position i; free slots
+/// have root_page 0). Throws std::length_error beyond max_index_slots().
+void encode_index_root_page(const std::vector<IndexSlot>& slots, uint8_t* page, uint32_t page_size);
+/// Parses an index root page; each used slot is checked (name, type, format, flags, id, root
+/// page in [2, page_count)). Throws CorruptError "<path>: page 1 (index root): slot 3: ...".
+std::vector<IndexSlot> decode_index_root_page(const uint8_t* page, uint32_t page_size,
+                                              uint32_t page_count, const std::string& path);
+
+}  // namespace pbtree

@@ -1,0 +1,47 @@
+// The file-level what-if: re-encodes an index's stored keys through WhatIfEstimator
+// (btree/what_if.h), and recomputes the reason behind a `--key-format auto` choice.
+#include <fmt/format.h>
+
+#include <optional>
+#include <stdexcept>
+
+#include "btree/btree.h"
+#include "btree/what_if.h"
+#include <pbtree/index_file.h>
+
+namespace pbtree {
+
+WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_every,
+                     const std::vector<NodeLayout>& layouts) {
+  const std::optional<IndexInfo> info = file.find_index(name);
+  if (!info) throw UsageError(fmt::format("{}: no index named {}", file.path(), name));
+  if (sample_every == 0) throw std::invalid_argument("what_if: sample_every must be >= 1");
+  WhatIfEstimator::Options o;
+  o.type = info->def.type;
+  o.source = info->def.format;
+  o.descending = info->def.descending;
+  o.page_size = file.page_size();
+  o.current = std::make_pair(info->def.format, info->def.layout);
+  o.layouts = layouts;
+  WhatIfEstimator estimator(o);
+  uint64_t i = 0;
+  for (Cursor c = file.tree(name).scan(); c.valid(); c.next(), ++i) {
+    if (i % sample_every == 0) estimator.add(c.key(), c.record_number());
+  }
+  WhatIfReport report;
+  report.info = *info;
+  report.page_size = file.page_size();
+  report.entries = estimator.entries();
+  report.rows = estimator.finish();
+  return report;
+}
+
+KeyFormatChoice recompute_auto_choice(IndexFile& file, const std::string& name) {
+  const std::optional<IndexInfo> info = file.find_index(name);
+  if (!info) throw UsageError(fmt::format("{}: no index named {}", file.path(), name));
+  const WhatIfReport report = what_if(file, name, kAutoSampleEvery, {info->def.layout});
+  return choose_key_format(report.info.def.type, report.info.def.layout, report.rows,
+                           report.entries);
+}
+
+}  // namespace pbtree
