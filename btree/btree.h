@@ -1,5 +1,5 @@
-// The living B-tree: insert, remove, find and range/prefix cursors over Firebird-layout B-tree
-// pages (page/btree_page.h) kept in a BufferPool, with Firebird's split rules
+// The living B-tree: insert, remove, find and range/prefix cursors over B-tree
+// pages (node/btree_page.h) kept in a BufferPool, with Firebird's split rules
 // (firebird-format.md §2.9: rightmost split, middle split, END_BUCKET copies, separators =
 // the child's first key + first record number) and merging of under-filled pages.
 //

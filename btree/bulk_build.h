@@ -7,7 +7,7 @@
 // level that fits on one page is filled as Firebird's (page_size - 10), so the depth is
 // Firebird's; a level of several pages leaves page_size / 8 more bytes free on each (pbtree's
 // rule, not Firebird's, which fills them too), so the first leaf splits after a build do not
-// cascade up. Page layout: page/btree_page.h.
+// cascade up. Page layout: node/btree_page.h.
 //
 // With Options::layout = Compact (docs/FORMAT.md §2.9) the same filling runs over compact
 // nodes: a node is taken only if it would still fit rewritten as an (explicit) END_BUCKET;
@@ -40,7 +40,7 @@ class FastLoader {
     uint32_t first_page = 0;     ///< number of the first page allocated
     uint16_t jump_interval = 0;  ///< jumpAreaSize in bytes (jump_area_size()); 0: no jump nodes
     uint8_t index_id = 0;        ///< btr_id
-    NodeLayout layout = NodeLayout::Firebird;  ///< node coding (page/btree_page.h)
+    NodeLayout layout = NodeLayout::Firebird;  ///< node coding (node/btree_page.h)
     /// Descending index (compact layout: separators are then not suffix-truncated).
     bool descending = false;
   };

@@ -48,8 +48,7 @@ uint32_t BTree::create_empty(BufferPool& pool, PageAllocator& allocator, uint8_t
 }
 
 bool BTree::is_null_key(std::span<const uint8_t> key) const {
-  if (def_.descending) return key.size() == 1 && key[0] == 0xFF;
-  return key.empty();
+  return pbtree::is_null_key(key, def_.descending);
 }
 
 // ------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // type allows × every node layout, predicted in one streaming pass over its entries with no
 // file written. Each entry's normalized key is decoded back to its value (keys/key_decode.h),
 // re-encoded in each candidate format (order is kept: every allowed format is exact and
-// ordered, keys/key.h) and fed to a FastLoader (btree/bulk_build.h) whose pages go to a
+// ordered, <pbtree/keys.h>) and fed to a FastLoader (btree/bulk_build.h) whose pages go to a
 // counting sink, so the figures are those of a real bulk build into a new file. Also the
 // `--key-format auto` rule that picks a key format from such figures on a sample.
 #pragma once

@@ -46,9 +46,6 @@ namespace pbtree {
 
 namespace {
 
-bool is_null_key(std::span<const uint8_t> key, bool descending) {
-  return descending ? (key.size() == 1 && key[0] == 0xFF) : key.empty();
-}
 
 }  // namespace
 

@@ -1,4 +1,4 @@
-// libFuzzer target for the keys layer (keys/key.h). Input byte 0 selects a mode:
+// libFuzzer target for the keys layer (<pbtree/keys.h>). Input byte 0 selects a mode:
 //  - even: the rest is a stored key; key_to_text must succeed or throw KeyError for every
 //    (type, key format) pair the format allows, ascending and descending.
 //  - odd: the rest is value text for the type picked by byte 1; if parse_value accepts it,

@@ -1,4 +1,4 @@
-// libFuzzer target for the node codec of page/btree_page.h. Input byte 0 picks leaf/non-leaf
+// libFuzzer target for the node codec of node/btree_page.h. Input byte 0 picks leaf/non-leaf
 // and byte 1 the offset; decode_node and decode_jump_node then read the rest as a page
 // (limit = input size) and must succeed within bounds or throw CorruptError. The same bytes
 // also describe a valid node (kind, record number, child page, prefix, data) that must

@@ -1,4 +1,4 @@
-// libFuzzer target: arbitrary bytes as one B-tree page (page/btree_page.h) at each page size
+// libFuzzer target: arbitrary bytes as one B-tree page (node/btree_page.h) at each page size
 // (4096 .. 32768; the input is cut or zero-padded to the page). check_btree_header,
 // decode_page, decode_jump_table and find_in_page (both modes, with and without a record
 // number, ascending and descending) must either succeed or throw CorruptError; any other

@@ -1,4 +1,4 @@
-// The compact node layout (page/btree_page.h, docs/FORMAT.md §2.9): byte-exact node vectors,
+// The compact node layout (node/btree_page.h, docs/FORMAT.md §2.9): byte-exact node vectors,
 // whole-page round trips with jump nodes, find_in_page agreeing with the Firebird layout, and
 // CorruptError on malformed compact pages.
 #include <gtest/gtest.h>

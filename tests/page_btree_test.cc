@@ -1,4 +1,4 @@
-// Tests of the B-tree page codec (page/btree_page.h): the node encodings of firebird-format.md
+// Tests of the B-tree page codec (node/btree_page.h): the node encodings of firebird-format.md
 // §2.4 byte for byte, the §2.4 example leaf page, jump tables, in-page search and corrupt input.
 #include <gtest/gtest.h>
 

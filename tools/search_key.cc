@@ -227,10 +227,6 @@ ValueBound kind_only(ValueBound::Kind k) {
 
 }  // namespace
 
-std::vector<uint8_t> null_key(bool descending) {
-  return descending ? std::vector<uint8_t>{0xFF} : std::vector<uint8_t>{};
-}
-
 std::optional<std::vector<uint8_t>> equality_key(const IndexDefinition& def,
                                                  std::string_view text) {
   const TypeSpec& type = def.type;

@@ -94,7 +94,6 @@ bool key_in_range(std::span<const uint8_t> key, const ScanRange& range, bool des
 bool compound_leading_equal(std::span<const uint8_t> key, std::span<const uint8_t> search,
                             size_t index_segments, size_t search_segments, bool descending);
 
-/// The NULL key of an index: empty (ascending) or FF (descending).
-std::vector<uint8_t> null_key(bool descending);
+
 
 }  // namespace pbtree::tools

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 
 namespace pbtree {
@@ -178,6 +179,15 @@ inline int compare_keys(std::span<const uint8_t> a, std::span<const uint8_t> b, 
   if (a.size() == b.size()) return 0;
   const bool a_shorter = a.size() < b.size();
   return (a_shorter != descending) ? -1 : 1;
+}
+
+/// The NULL key of a single-segment index: empty ascending, the single byte FF descending.
+inline std::vector<uint8_t> null_key(bool descending) {
+  return descending ? std::vector<uint8_t>{0xFF} : std::vector<uint8_t>{};
+}
+/// True if `key` is the NULL key (see null_key).
+inline bool is_null_key(std::span<const uint8_t> key, bool descending) {
+  return descending ? (key.size() == 1 && key[0] == 0xFF) : key.empty();
 }
 
 /// Entry order of an index: compare_keys, then the record number as the tie-break.
