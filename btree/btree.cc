@@ -12,6 +12,8 @@
 #include <thread>
 #include <utility>
 
+#include "btree/walk_bound.h"
+
 namespace pbtree {
 
 namespace {
@@ -136,6 +138,17 @@ class WriteLatch {
   PageRef ref_;
 };
 
+// The writer descends without moving right (it excludes other writers, so no split is pending):
+// a leaf whose END_BUCKET copy is not above (key, recno) was reached through a wrong pointer.
+void check_writer_leaf(const BtreePageImage& img, uint32_t leaf, std::span<const uint8_t> key,
+                       uint64_t recno, bool descending) {
+  if (img.end_bucket && compare_entry(key, recno, img.end_bucket->key, img.end_bucket->recno,
+                                      descending) >= 0) {
+    throw CorruptError(fmt::format(
+        "page {} (b-tree): key beyond the END_BUCKET copy on the writer's path", leaf));
+  }
+}
+
 // True if a page reached by a pointer is a live B-tree page of `level`.
 bool live_btree_page(const uint8_t* page, int level) {
   return page[0] == static_cast<uint8_t>(PageType::Btree) && (page[1] & kPageReleased) == 0 &&
@@ -197,10 +210,12 @@ PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& f
   int restarts = 0;
   for (;;) {
     ReadLatch cur(latch_root(), std::adopt_lock);
+    WalkBound bound(pool_.file());
     bool restart = false;
     for (;;) {
       const uint8_t* d = cur.data();
       const int level = d[33];
+      bound.step(d, "the descent loops (right sibling chain or child pointers)");
       if (level == 0) {
         found = find_in_page(d, ps, key, def_.descending, recno, FindMode::LowerBound);
         return cur.release_pin_latched();
@@ -238,10 +253,12 @@ PageRef BTree::descend_edge(bool rightmost) const {
   int restarts = 0;
   for (;;) {
     ReadLatch cur(latch_root(), std::adopt_lock);
+    WalkBound bound(pool_.file());
     bool restart = false;
     for (;;) {
       const uint8_t* d = cur.data();
       const int level = d[33];
+      bound.step(d, "the descent loops (right sibling chain or child pointers)");
       if (rightmost && get_u32(d + 16) != 0) {
         ReadLatch next(pool_.pin(get_u32(d + 16)));
         cur = std::move(next);
@@ -494,7 +511,9 @@ struct CursorOps {
     c.page_.reset();
     PageFind f;
     ReadLatch cur(t.descend(key, recno, f), std::adopt_lock);
+    WalkBound bound(t.pool_.file());
     while (f.beyond_end_bucket) {
+      bound.step(cur.data(), "the right sibling chain loops back");
       move_right(t, cur);
       f = find_in_page(cur.data(), t.pool_.page_size(), key, t.def_.descending, recno,
                        FindMode::LowerBound);
@@ -599,7 +618,9 @@ struct CursorOps {
     for (;;) {
       PageFind f;
       ReadLatch cur(t.descend(key, recno, f), std::adopt_lock);
+      WalkBound bound(t.pool_.file());
       while (f.beyond_end_bucket) {
+        bound.step(cur.data(), "the right sibling chain loops back");
         move_right(t, cur);
         f = find_in_page(cur.data(), t.pool_.page_size(), key, t.def_.descending, recno,
                          FindMode::LowerBound);
@@ -768,7 +789,9 @@ void BTree::find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const
   const size_t ks = key.size();
   PageFind f;
   ReadLatch cur(descend(key, 0, f), std::adopt_lock);
+  WalkBound bound(pool_.file());
   while (f.beyond_end_bucket) {
+    bound.step(cur.data(), "the right sibling chain loops back");
     CursorOps::move_right(*this, cur);
     f = find_in_page(cur.data(), ps, key, def_.descending, uint64_t{0}, FindMode::LowerBound);
   }
@@ -1031,10 +1054,12 @@ struct TreeWriter {
     uint32_t start = static_cast<size_t>(level + 1) < path.size() ? path[level + 1] : t.root();
     for (int dir = 0; dir < 2; ++dir) {
       uint32_t p = start;
+      WalkBound bound(t.pool_.file());
       while (p != 0) {
         PageRef ref = t.pool_.pin(p);
         const uint8_t* d = ref.data();
         if (!live_btree_page(d, level + 1)) break;
+        bound.step(d, "the sibling chain loops while looking for a parent pointer");
         const uint16_t length = get_u16(d + 30);
         size_t i = 0;
         NodeContext ctx;
@@ -1384,6 +1409,7 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   uint32_t leaf = w.descend(key, recno);
   if (w.insert_in_place(leaf, key, recno)) return;
   BtreePageImage img = w.read(leaf);
+  check_writer_leaf(img, leaf, key, recno, def_.descending);
   auto it =
       std::lower_bound(img.entries.begin(), img.entries.end(), 0, [&](const PageEntry& e, int) {
         return compare_entry(e.key, e.recno, key, recno, def_.descending) < 0;
@@ -1413,6 +1439,7 @@ void BTree::remove(std::span<const uint8_t> key, uint64_t recno) {
   uint32_t leaf = w.descend(key, recno);
   if (w.remove_in_place(leaf, key, recno)) return;
   BtreePageImage img = w.read(leaf);
+  check_writer_leaf(img, leaf, key, recno, def_.descending);
   auto it =
       std::lower_bound(img.entries.begin(), img.entries.end(), 0, [&](const PageEntry& e, int) {
         return compare_entry(e.key, e.recno, key, recno, def_.descending) < 0;
