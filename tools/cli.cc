@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <optional>
@@ -43,6 +45,20 @@ struct StatArgs {
   std::string db, index;
   bool json = false, io = false, what_if = false;
 };
+
+// --column / --recno-column: a 1-based column number (a short message, not CLI11's range).
+CLI::Validator column_number_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        size_t v = 0;
+        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v == 0) {
+          return "columns are numbered from 1 (got '" + text.substr(0, 40) + "')";
+        }
+        return "";
+      },
+      "COLUMN");
+}
 
 // --type's value; an unknown type name is an argument error (exit 2).
 TypeSpec parse_type_argument(const std::string& text) {
@@ -183,10 +199,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   load->add_option("--input", load_args.input, "CSV input, plain or .zst")->required();
   load->add_flag("--header", load_args.header, "The input's first line is a header");
   load->add_option("--column", load_args.column, "1-based column of the values (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(column_number_check());
   load->add_option("--recno-column", load_args.recno_column,
                    "1-based column of record numbers (default: row ordinal from 0)")
-      ->check(CLI::PositiveNumber);
+      ->check(column_number_check());
   load->add_flag("--progress", load_args.progress, "Progress messages on stderr");
   load->add_flag("--append", load_args.append,
                  "Insert into the existing index instead (all-or-nothing, durable at exit)");

@@ -32,7 +32,7 @@ struct ScanArgs {
 
 void run_find(const FindArgs& a, std::ostream& out) {
   if (a.values.size() != (a.null ? 0u : 1u)) {
-    throw UsageError(a.null ? "--null takes no VALUE" : "expected one VALUE (or --null)");
+    throw ArgumentError(a.null ? "--null takes no VALUE" : "expected one VALUE (or --null)");
   }
   auto session = IndexSession::open(a.db, a.index, false);
   const IndexDefinition& def = session->info().def;
@@ -159,7 +159,15 @@ void add_scan_command(CLI::App& app, TreeCommands& commands) {
   sub->add_flag("--desc", args->desc, "Descending value order");
   args->starting_opt = sub->add_option("--starting-with", args->starting_with,
                                        "Varchar indexes: values starting with these bytes");
-  sub->add_option("--limit", args->limit, "Print at most N entries (0: all)");
+  sub->add_option("--limit", args->limit, "Print at most N entries (0: all)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+              return "0 (all) or a positive count, not '" + text.substr(0, 40) +
+                     "'";
+            return "";
+          },
+          "N"));
   sub->footer(
       "Bounds are in value order whatever the index's direction. Values are converted to the\n"
       "index's type; one the column cannot hold exactly is rounded toward the inside of the\n"

@@ -75,7 +75,26 @@ IndexInfo bulk_load_from(IndexFile& file, const IndexDefinition& def, EntryBatch
     return file.bulk_load(def, batch);
   } catch (const DuplicateKeyError& e) {
     uint64_t later = std::max(e.tag_a, e.tag_b), earlier = std::min(e.tag_a, e.tag_b);
-    throw InputError(input_name, later, fmt::format("{} (same key as line {})", e.what(), earlier));
+    // The value as `load --append` shows it (tags are input lines, one entry each).
+    const EntryBatch::Item* a = nullptr;
+    const EntryBatch::Item* b = nullptr;
+    for (const EntryBatch::Item& it : batch.items()) {
+      if (it.tag == earlier && !a) a = &it;
+      if (it.tag == later && !b) b = &it;
+    }
+    if (!a || !b) {
+      throw InputError(input_name, later,
+                       fmt::format("{} (same key as line {})", e.what(), earlier));
+    }
+    const std::string value = key_to_text(def.type, def.format, def.descending, batch.key(*a));
+    if (a->recno == b->recno) {
+      throw InputError(input_name, later,
+                       fmt::format("entry ({}, {}) appears twice (same as line {})", value,
+                                   a->recno, earlier));
+    }
+    throw InputError(input_name, later,
+                     fmt::format("unique index {}: value {} appears twice (same as line {})",
+                                 def.name, value, earlier));
   }
 }
 
