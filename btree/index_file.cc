@@ -164,6 +164,11 @@ class FileAllocator : public PageAllocator {
  public:
   FileAllocator(FileHeader& header, uint32_t file_pages, BufferPool& pool, std::string path)
       : header_(header), pool_(pool), path_(std::move(path)) {
+    // Pages past the header's page count were written by a bulk load that never committed
+    // (killed, or failed after its truncate-back could not run): nothing refers to them. They
+    // are never adopted as pages in use; they join the free list at the next checkpoint (and
+    // are allocated first meanwhile), so the file's pages stay all accounted for.
+    for (uint32_t p = file_pages; p > header_.page_count; --p) released_.push_back(p - 1);
     header_.page_count = std::max(header_.page_count, file_pages);
   }
   uint32_t allocate() override {
@@ -520,10 +525,11 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     }
   }
 
-  // 2. New pages at the end of the file (after the living trees' pages, made durable first).
+  // 2. New pages after the header's page count (the living trees' pages made durable first).
+  // Pages past the count are left by a load that never committed: unreferenced, so they are
+  // overwritten or, on an error here, cut off with the rest (docs/FORMAT.md 2.7).
   if (im.pool) flush();
-  const uint64_t old_size = im.file.file_size();
-  const uint32_t first = im.page_bound();
+  const uint32_t first = im.header.page_count;
   bool touched_fixed_pages = false;
   try {
     FastLoader::Options opt;
@@ -568,9 +574,9 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     // open, so the new pages must stay); before it, the new pages are cut off again.
     try {
       if (!touched_fixed_pages) {
-        if (::truncate(path.c_str(), static_cast<off_t>(old_size)) != 0) {
-          // Ignored: the pages beyond the header's page count are unreferenced.
-        }
+        // Ignored if it fails: the pages beyond the header's page count are unreferenced, and
+        // the next writer puts them on the free list.
+        im.file.truncate(first);
         im.file.sync();
       } else if (im.file.wal() && !im.file.wal()->failed()) {
         im.file.wal()->rollback();
