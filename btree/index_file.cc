@@ -27,6 +27,7 @@
 
 #include "btree/btree.h"
 #include "btree/bulk_build.h"
+#include "btree/file_create.h"
 #include "btree/stats.h"
 #include "page/btree_page.h"
 #include "page/buffer_pool.h"
@@ -380,32 +381,10 @@ std::unique_ptr<IndexFile> IndexFile::open_or_create(const std::string& path, ui
     return f;
   }
   uint32_t ps = page_size != 0 ? page_size : kDefaultPageSize;
-  {
-    PageFile file = PageFile::create(path, ps);
-    try {
-      std::vector<uint8_t> page(ps);
-      FileHeader h;
-      h.page_size = ps;
-      h.page_count = 2;
-      h.file_id = new_file_id();
-      encode_index_root_page({}, page.data(), ps);
-      file.write(kIndexRootPage, page.data());
-      encode_header_page(h, page.data());
-      file.write(kHeaderPage, page.data());
-      file.sync();
-    } catch (...) {
-      ::unlink(path.c_str());
-      throw;
-    }
-  }
-  try {
-    return open(path, true);
-  } catch (...) {
-    // A file this call created is not left behind.
-    ::unlink(path.c_str());
-    ::unlink(Wal::log_path(path).c_str());
-    throw;
-  }
+  // Under a temporary name, then moved into place (btree/file_create.h); if another process
+  // created the file meanwhile, that file is opened (and its page size checked) instead.
+  if (!create_file_with(path, ps, {})) return open_or_create(path, page_size);
+  return open(path, true);
 }
 
 const std::string& IndexFile::path() const {

@@ -10,6 +10,8 @@
 #include <ostream>
 #include <vector>
 
+#include "btree/file_create.h"
+
 namespace pbtree::tools {
 
 namespace {
@@ -175,22 +177,22 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
     }
   }
 
-  bool created = false;
-  if (!file) {
-    file = IndexFile::open_or_create(db_path, page_size);
-    created = true;
-  }
-  try {
+  if (file) {
     IndexInfo info = bulk_load_from(*file, def, batch, input);
     if (progress) *progress << fmt::format("pbtree: built index {} ({} entries)\n", def.name, rows);
     return info;
-  } catch (...) {
-    if (created) {
-      file.reset();
-      std::filesystem::remove(db_path, ec);
-    }
-    throw;
   }
+  // A new file: built whole under a temporary name and moved into place only then
+  // (btree/file_create.h), so a failed or killed load leaves no file at db_path.
+  IndexInfo info;
+  if (!create_file_with(db_path, page_size,
+                        [&](IndexFile& f) { info = bulk_load_from(f, def, batch, input); })) {
+    throw UsageError(fmt::format(
+        "{}: created by another process during this load: left as it is, nothing loaded",
+        db_path));
+  }
+  if (progress) *progress << fmt::format("pbtree: built index {} ({} entries)\n", def.name, rows);
+  return info;
 }
 
 }  // namespace pbtree::tools
