@@ -1,4 +1,5 @@
-// CsvReader: a growing byte buffer refilled from a ByteSource (file, zstd stream or string),
+// CsvReader: a growing byte buffer (bounded by the record limit) refilled from a ByteSource
+// (file, zstd stream or string), with per-column field limits checked while scanning,
 // a quote-aware scan for the end of each record, then an in-place split of the record into
 // fields ("" escapes are undone in place, which never lengthens a field).
 #include "tools/csv_reader.h"
@@ -50,6 +51,9 @@ class ZstdSource : public ByteSource {
       : file_(path), in_(ZSTD_DStreamInSize()), stream_(ZSTD_createDStream()) {
     if (stream_ == nullptr) throw InputError(path, 0, "zstd: out of memory");
     ZSTD_initDStream(stream_);
+    // Decoder memory is bounded: frames needing a window over 2^27 bytes (128 MiB) are refused
+    // (zstd's own default, made explicit); the output goes to the reader's bounded buffer.
+    ZSTD_DCtx_setParameter(stream_, ZSTD_d_windowLogMax, 27);
     path_ = path;
   }
   ~ZstdSource() override { ZSTD_freeDStream(stream_); }
@@ -126,7 +130,13 @@ bool CsvReader::fill() {
     end_ -= pos_;
     pos_ = 0;
   }
-  if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);
+  if (end_ == buf_.size()) {
+    // One record fills the buffer: grow it, up to the record limit.
+    if (end_ >= max_record_) {
+      too_long("record", 0, end_, max_record_, "the longest record this reader takes");
+    }
+    buf_.resize(std::min(buf_.size() * 2, std::max(max_record_ + 1, buf_.size())));
+  }
   size_t got = source_->read(buf_.data() + end_, buf_.size() - end_);
   if (got == 0) {
     eof_ = true;
@@ -144,6 +154,7 @@ bool CsvReader::next() {
   bool in_quotes = false, at_start = true, just_closed = false;
   uint64_t inner_newlines = 0;
   bool found = false;
+  size_t field = 0, field_start = pos_;  // the current field and its first byte
   for (;;) {
     const char* p = buf_.data();
     for (; i < end_; ++i) {
@@ -166,25 +177,78 @@ bool CsvReader::next() {
           break;
         }
         at_start = c == ',';
+        if (at_start) {
+          check_field(field, field_start, i);
+          ++field;
+          field_start = i + 1;
+        }
       }
     }
     if (found) break;
+    check_field(field, field_start, i);  // a field still open: refused before more is read
     const size_t offset = i - pos_;
+    const size_t field_offset = field_start - pos_;
     const bool more = fill();  // may move the unread data to the buffer start
     i = pos_ + offset;
+    field_start = pos_ + field_offset;
     if (!more) {
       if (in_quotes) throw InputError(name_, next_line_, "unterminated quoted field");
       break;
     }
   }
+  size_t record_end = i;
+  check_field(field, field_start, record_end > field_start && buf_[record_end - 1] == '\r'
+                                      ? record_end - 1
+                                      : record_end);
   record_line_ = next_line_;
   next_line_ += inner_newlines + 1;
-  size_t record_end = i;
   size_t content_end = record_end;
   if (content_end > pos_ && buf_[content_end - 1] == '\r') --content_end;
   parse_record(pos_, content_end);
   pos_ = found ? record_end + 1 : record_end;
   return true;
+}
+
+void CsvReader::limit_field(size_t column, size_t max_bytes, std::string why) {
+  if (field_limits_.size() <= column) {
+    field_limits_.resize(column + 1, 0);
+    field_why_.resize(column + 1);
+  }
+  field_limits_[column] = max_bytes;
+  field_why_[column] = std::move(why);
+}
+
+void CsvReader::check_field_slow(size_t field, size_t start, size_t end) const {
+  size_t length = end - start;
+  // A quoted field's limit is on its content: the two quotes do not count (an escaped ""
+  // counts two).
+  if (buf_[start] == '"' && length >= 2) {
+    const bool closed = buf_[end - 1] == '"' && end - start >= 2;
+    length -= closed ? 2 : 1;
+  }
+  if (length > field_limits_[field]) {
+    too_long(("column " + std::to_string(field + 1) + ": field").c_str(), start, end - start,
+             field_limits_[field], field_why_[field]);
+  }
+}
+
+void CsvReader::too_long(const char* what, size_t start, size_t length, size_t limit,
+                         const std::string& why) const {
+  std::string shown;
+  const size_t n = std::min<size_t>(length, 80);
+  for (size_t k = 0; k < n; ++k) {
+    const unsigned char c = static_cast<unsigned char>(buf_[start + k]);
+    if (c >= 0x20 && c < 0x7F && c != '\\') {
+      shown += static_cast<char>(c);
+    } else {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\x%02X", c);
+      shown += esc;
+    }
+  }
+  throw InputError(name_, next_line_,
+                   std::string(what) + " longer than " + std::to_string(limit) + " bytes (" + why +
+                       "): starts '" + shown + "'");
 }
 
 void CsvReader::parse_record(size_t begin, size_t end) {

@@ -32,6 +32,12 @@ uint64_t parse_recno(std::string_view text, const CsvReader& reader, size_t colu
 
 uint64_t read_entries(CsvReader& reader, const ColumnSource& source, EntryBatch& batch) {
   if (source.column == 0) throw InputError(reader.name(), 0, "columns are numbered from 1");
+  // No key reaches page_size / 4 bytes, so a longer field is refused as soon as it is seen
+  // (not buffered whole, not echoed whole into the error).
+  const std::string why = fmt::format("keys of {}-byte pages are shorter than {} bytes",
+                                      source.page_size, source.page_size / 4);
+  reader.limit_field(source.column - 1, source.page_size / 4, why);
+  if (source.recno_column != 0) reader.limit_field(source.recno_column - 1, source.page_size / 4, why);
   KeyBuffer key;
   uint64_t row = 0;
   bool skip_header = source.header;
