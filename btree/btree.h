@@ -84,6 +84,9 @@ class Cursor {
   std::span<const uint8_t> key() const { return key_; }
   /// The 40-bit record number of the current entry.
   uint64_t record_number() const { return recno_; }
+  /// Page number and byte offset of the current entry's leaf node (for messages about it).
+  uint32_t page_number() const { return page_.page_no(); }
+  uint32_t node_offset() const { return offset_; }
   /// Moves to the next entry in scan order (ascending index order, or descending if backward).
   void next();
   /// Re-positions: forward, at the first entry >= key; backward, at the last entry <= key

@@ -110,19 +110,30 @@ void run_scan(const ScanArgs& a, std::ostream& out) {
   std::vector<uint8_t> run_key;
   std::vector<uint64_t> run_recnos;
   bool in_run = false;
+  uint32_t run_page = 0, run_offset = 0;  // where the run's first entry lies (for messages)
+  auto print_run = [&] {
+    try {
+      printer.run(run_key, run_recnos, backward);
+    } catch (const KeyError& e) {
+      throw CorruptError(fmt::format("{}: index {}: page {}, node at offset {}: {}", a.db,
+                                     def.name, run_page, run_offset, e.what()));
+    }
+  };
   for (Cursor c = tree.scan(plan.range); c.valid() && !printer.full(); c.next()) {
     std::span<const uint8_t> k = c.key();
     if (in_run && std::equal(k.begin(), k.end(), run_key.begin(), run_key.end())) {
       run_recnos.push_back(c.record_number());
       continue;
     }
-    if (in_run) printer.run(run_key, run_recnos, backward);
+    if (in_run) print_run();
+    run_page = c.page_number();
+    run_offset = c.node_offset();
     run_key.assign(k.begin(), k.end());
     run_recnos.clear();
     in_run = !(plan.skip_nulls && run_key == null);
     if (in_run) run_recnos.push_back(c.record_number());
   }
-  if (in_run) printer.run(run_key, run_recnos, backward);
+  if (in_run) print_run();
   if (req.descending) padded();
 }
 

@@ -4,9 +4,10 @@
 // corrupt pages: every page of the tree read with its checksum and page type checked, no
 // page reachable twice, (key, record number) strictly ascending along the whole leaf level
 // (so record numbers are unique per key and ascending within a run of duplicates), no two
-// equal non-NULL keys in a unique index. Over the whole file: every page is the header, the
-// index root page, a page of exactly one index, or a free page (type 9, or a released
-// b-tree page); the free list is walked to its end and holds no page of an index. Pages past
+// equal non-NULL keys in a unique index, every key decoded under the slot's (valid) type and
+// key format and re-encoded to the same bytes (tools/verify_keys.h). Over the whole file:
+// every page is the header, the index root page, a page of exactly one index, or a free page
+// (type 9, or a released b-tree page); the free list is walked to its end and holds no page of an index. Pages past
 // the header's page count (an uncommitted load's) are reported in a note.
 #include <fmt/format.h>
 
@@ -21,6 +22,7 @@
 #include "page/page_file.h"
 #include "tools/search_key.h"
 #include "tools/tree_commands.h"
+#include "tools/verify_keys.h"
 
 namespace pbtree::tools {
 
@@ -42,7 +44,8 @@ struct IndexFigures {
 };
 
 // The walk of one index; records owners of pages in `owner` (index id + 1; 0 = none).
-IndexFigures walk_index(const IndexInfo& info, const PageFile& file, uint32_t page_count,
+IndexFigures walk_index(const std::string& db, const IndexInfo& info, const PageFile& file,
+                        uint32_t page_count,
                         std::vector<uint32_t>& owner, const std::vector<IndexInfo>& all,
                         std::vector<std::string>& violations) {
   const uint32_t ps = file.page_size();
@@ -53,6 +56,13 @@ IndexFigures walk_index(const IndexInfo& info, const PageFile& file, uint32_t pa
   };
   IndexFigures fig;
   std::vector<uint8_t> buf(ps);
+  // Keys are decoded only under a valid slot type and key format (else that is the finding).
+  bool decode_keys = check_slot_type(info).empty();
+  try {
+    check_key_format(info.def.type, info.def.format);
+  } catch (const std::exception&) {
+    decode_keys = false;
+  }
   std::vector<uint32_t> level{info.root_page};
   std::optional<PageEntry> prev;  // previous leaf entry along the level
   int expected_level = -1;
@@ -94,6 +104,7 @@ IndexFigures walk_index(const IndexInfo& info, const PageFile& file, uint32_t pa
         for (const PageEntry& e : img.entries) next.push_back(e.page_number);
         continue;
       }
+      if (decode_keys) check_leaf_keys(db, info, buf.data(), ps, violations);
       for (size_t i = 0; i < img.entries.size(); ++i) {
         const PageEntry& e = img.entries[i];
         ++fig.entries;
@@ -148,6 +159,7 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
   uint64_t btree_pages = 0, entries = 0;
   for (const IndexInfo& info : indexes) {
     // The slot's type and key format: a pair load would refuse cannot be read back.
+    for (std::string& v : check_slot_type(info)) violations.push_back(std::move(v));
     try {
       check_key_format(info.def.type, info.def.format);
     } catch (const std::exception& e) {
@@ -162,7 +174,7 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
     } catch (const std::exception& e) {
       violations.push_back(fmt::format("index {}: {}", info.def.name, e.what()));
     }
-    IndexFigures f = walk_index(info, file, page_count, owner, all, violations);
+    IndexFigures f = walk_index(a.db, info, file, page_count, owner, all, violations);
     btree_pages += f.pages;
     entries += f.entries;
   }
