@@ -163,15 +163,10 @@ void EntryBatch::reserve(size_t entries, size_t key_bytes) {
 // indexes share it.
 class FileAllocator : public PageAllocator {
  public:
-  FileAllocator(FileHeader& header, uint32_t file_pages, BufferPool& pool, std::string path)
-      : header_(header), pool_(pool), path_(std::move(path)) {
-    // Pages past the header's page count were written by a bulk load that never committed
-    // (killed, or failed after its truncate-back could not run): nothing refers to them. They
-    // are never adopted as pages in use; they join the free list at the next checkpoint (and
-    // are allocated first meanwhile), so the file's pages stay all accounted for.
-    for (uint32_t p = file_pages; p > header_.page_count; --p) released_.push_back(p - 1);
-    header_.page_count = std::max(header_.page_count, file_pages);
-  }
+  // New pages start at the header's page count: pages of the file past it are never adopted
+  // (docs/FORMAT.md 2.7; IndexFile::tree() cuts them off in a writable session).
+  FileAllocator(FileHeader& header, BufferPool& pool, std::string path)
+      : header_(header), pool_(pool), path_(std::move(path)) {}
   uint32_t allocate() override {
     std::lock_guard lock(mutex_);
     if (!released_.empty()) {
@@ -271,8 +266,8 @@ struct IndexFile::Impl {
   }
 
   uint32_t page_size() const { return header.page_size; }
-  // Pages physically present (a crash between the index root page and header writes can leave
-  // committed pages beyond header.page_count; they are never overwritten).
+  // Pages physically present (with the log's). Those past header.page_count are an uncommitted
+  // load's (docs/FORMAT.md 2.7): never adopted, cut off by a writer.
   uint32_t file_pages() const { return static_cast<uint32_t>(file.file_size() / page_size()); }
   uint32_t page_bound() const { return std::max(header.page_count, file_pages()); }
 
@@ -554,7 +549,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     try {
       if (!touched_fixed_pages) {
         // Ignored if it fails: the pages beyond the header's page count are unreferenced, and
-        // the next writer puts them on the free list.
+        // the next writer cuts them off.
         im.file.truncate(first);
         im.file.sync();
       } else if (im.file.wal() && !im.file.wal()->failed()) {
@@ -607,8 +602,15 @@ BTree& IndexFile::tree(const std::string& name) {
     size_t frames = im.cache_frames != 0
                         ? im.cache_frames
                         : BufferPool::frames_for(BufferPool::kDefaultBytes, page_size());
+    // Pages past the header's page count were written by a bulk load that never committed
+    // (killed, SIGXFSZ, or a failed commit): nothing refers to them, so a writer cuts them off
+    // before it allocates anything (docs/FORMAT.md 2.7).
+    if (im.writable && im.file_pages() > im.header.page_count) {
+      im.file.truncate(im.header.page_count);
+      im.file.sync();
+    }
     im.pool = std::make_unique<BufferPool>(im.file, frames);
-    im.allocator = std::make_unique<FileAllocator>(im.header, im.file_pages(), *im.pool, path());
+    im.allocator = std::make_unique<FileAllocator>(im.header, *im.pool, path());
   }
   uint16_t jump_interval;
   {

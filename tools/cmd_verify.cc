@@ -233,13 +233,13 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
   if (a.index.empty()) {
     // Pages past the header's page count: a bulk load that never committed (killed, or failed
     // without cutting them off) wrote them and nothing refers to them (the walk above reports
-    // any pointer past the count). Not a violation: the next writer puts them on the free
-    // list (docs/FORMAT.md 2.7).
+    // any pointer past the count). Not a violation: the next writer cuts them off
+    // (docs/FORMAT.md 2.7).
     const uint64_t file_pages = file.file_size() / ps;
     if (file_pages > page_count) {
       out << fmt::format(
           "note: {}: {} page{} past the header's page count {} (pages {}..{}), left by a load "
-          "that did not commit: unreferenced; the next writer puts them on the free list\n",
+          "that did not commit: unreferenced; the next writer cuts them off\n",
           a.db, file_pages - page_count, file_pages - page_count == 1 ? "" : "s", page_count,
           page_count, file_pages - 1);
     }
