@@ -106,6 +106,14 @@ TEST_F(LoopingFile, ScanFromEndsWithTheLoopError) {
   EXPECT_EQ(r.err, loop_message());
 }
 
+TEST_F(LoopingFile, DescendingScanToEndsWithTheLoopError) {
+  Watchdog w(120);
+  auto r = run({"scan", db_, "--index", "A", "--desc", "--to", std::to_string(kRows - 1)});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, loop_message());
+}
+
 TEST_F(LoopingFile, DeleteEndsWithTheLoopError) {
   Watchdog w(120);
   auto r = run({"delete", db_, "--index", "A", std::to_string(kRows - 1),
@@ -158,7 +166,14 @@ TEST_F(LoopingFile, VerifyReportsTheDamage) {
   Watchdog w(120);
   auto r = run({"verify", db_});
   EXPECT_EQ(r.code, 1);
-  EXPECT_NE(r.out.find("violation: "), std::string::npos) << r.out;
+  const size_t k = leaves_.size() - 1;
+  EXPECT_EQ(r.out, fmt::format("violation: index A: {}: index \"A\": page {}: right sibling {} but "
+                               "page {} follows it\n"
+                               "violation: index A: page {}: reachable twice (also from index A)\n"
+                               "violation: page {} (b-tree): not reachable from any index and not "
+                               "free\n",
+                               db_, leaves_[k - 1], leaves_[1], leaves_[0], leaves_[0],
+                               leaves_[k]));
 }
 
 }  // namespace
