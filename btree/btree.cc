@@ -345,12 +345,17 @@ struct CursorOps {
 
   // Counts one move right of the cursor; more moves than the file has pages means the sibling
   // chain loops (a corrupt file).
-  static void count_hop(Cursor& c, const uint8_t* d, bool left = false) {
+  // `page_no`: the page the cursor is on (named in the error: a page only the pool holds
+  // has no page number stamped yet).
+  static void count_hop(Cursor& c, const uint8_t* d, uint32_t page_no, bool left = false) {
     if (++c.hops_ <= 1024) return;
-    PageFile& f = c.tree_->pool_.file();
-    if (c.hops_ > f.file_size() / f.page_size() + 1)
-      corrupt(d, left ? "the left sibling chain loops back or does not link back"
-                      : "the right sibling chain loops back");
+    // Pages in use: the file, its log and the pages only the pool holds yet.
+    if (c.hops_ > c.tree_->pool_.pages_in_use() + 1) {
+      throw CorruptError(fmt::format("page {} ({}): {}", page_no, page_type_name(d[0]),
+                                     left ? "the left sibling chain loops back or does not "
+                                            "link back"
+                                          : "the right sibling chain loops back"));
+    }
   }
 
   // Positions on the node at `offset` of `cur`; key_ holds the previous node's key if
@@ -398,7 +403,7 @@ struct CursorOps {
       if (n.is_end_bucket()) {
         if (!hopped) before = c.key_;
         hopped = true;
-        count_hop(c, cur.data());
+        count_hop(c, cur.data(), cur.ref().page_no());
         move_right(*c.tree_, cur);
         offset = first_node_offset(cur.data());
         c.key_.clear();
@@ -518,7 +523,7 @@ struct CursorOps {
           c.page_.reset();
           return true;
         }
-        count_hop(c, d, true);
+        count_hop(c, d, cur.ref().page_no(), true);
         uint32_t here = cur.ref().page_no();
         cur.reset();  // never latch right to left while holding a latch
         if (left == here) {
@@ -780,9 +785,10 @@ void BTree::find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const
     if (n.is_end_level()) return;
     if (n.is_end_bucket()) {
       if (++hops > 1024) {
-        const PageFile& file = pool_.file();
-        if (hops > file.file_size() / file.page_size() + 1)
-          corrupt(d, "the right sibling chain loops back");
+        if (hops > pool_.pages_in_use() + 1) {
+          throw CorruptError(fmt::format("page {} ({}): the right sibling chain loops back",
+                                         cur.ref().page_no(), page_type_name(d[0])));
+        }
       }
       CursorOps::move_right(*this, cur);
       d = cur.data();
