@@ -177,6 +177,7 @@ std::unique_ptr<Wal> Wal::open_writer(Io& io, int db_fd, const std::string& db_p
   std::lock_guard lock(wal->mutex_);
   const std::string why = existed ? wal_rejection(s, db) : std::string("new");
   if (existed && why.empty()) {
+    if (!s.problem.empty()) warn(path, s.problem, "the log is used up to the commit before it");
     wal->adopt(s);
     wal->recovery_.discarded = s.tail_frames;
     if (s.size > s.committed_end) wal->truncate_tail_locked();
@@ -239,6 +240,7 @@ std::unique_ptr<Wal> Wal::open_snapshot(Io& io, const std::string& db_path, cons
     io.close(fd);
     return nullptr;
   }
+  if (!s.problem.empty()) warn(path, s.problem, "the log is used up to the commit before it");
   std::unique_ptr<Wal> wal(new Wal(io, -1, db_path, fd, s.page_size, false));
   wal->file_id_ = s.file_id;
   wal->adopt(s);

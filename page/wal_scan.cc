@@ -177,7 +177,7 @@ WalScan scan_log(Io& io, int fd, const std::string& path, uint32_t expected_page
 
 std::string wal_rejection(const WalScan& s, const DbIdentity& db) {
   if (!s.header_ok) return s.problem.empty() ? "no valid log header" : s.problem;
-  if (s.batches == 0) return "no committed batch";
+  if (s.batches == 0) return s.problem.empty() ? "no committed batch" : s.problem;
   if (s.file_id != db.file_id) {
     return fmt::format("committed log of another file (file id {:016x}, the file has {:016x})",
                        s.file_id, db.file_id);
