@@ -965,7 +965,7 @@ struct TreeWriter {
     std::vector<uint8_t>& prev = scratch_key_;
     std::vector<uint8_t>& xkey = scratch_key2_;
     if (x.is_marker() || compare_entry(xkey, x.recno, key, recno, t.def_.descending) != 0) {
-      throw UsageError(fmt::format("index \"{}\" holds no key {} with record number {}",
+      throw NotFoundError(fmt::format("index \"{}\" holds no key {} with record number {}",
                                    t.def_.name, hex_bytes_local(key), recno));
     }
     IndexNode y = decode_node(d, h.length, x.end(), true);
@@ -1365,7 +1365,7 @@ struct TreeWriter {
 void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   const uint32_t ps = pool_.page_size();
   if (read_only_) {
-    throw UsageError(fmt::format("{}: opened read-only", pool_.file().path()));
+    throw ReadOnlyError(fmt::format("{}: opened read-only", pool_.file().path()));
   }
   if (key.size() >= ps / 4) {
     throw KeyError(
@@ -1412,7 +1412,7 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
 
 void BTree::remove(std::span<const uint8_t> key, uint64_t recno) {
   if (read_only_) {
-    throw UsageError(fmt::format("{}: opened read-only", pool_.file().path()));
+    throw ReadOnlyError(fmt::format("{}: opened read-only", pool_.file().path()));
   }
   std::lock_guard lock(write_mutex_);
   TreeWriter w(*this);
@@ -1425,7 +1425,7 @@ void BTree::remove(std::span<const uint8_t> key, uint64_t recno) {
       });
   if (it == img.entries.end() ||
       compare_entry(it->key, it->recno, key, recno, def_.descending) != 0) {
-    throw UsageError(fmt::format("index \"{}\" holds no key {} with record number {}", def_.name,
+    throw NotFoundError(fmt::format("index \"{}\" holds no key {} with record number {}", def_.name,
                                  hex_bytes_local(key), recno));
   }
   w.remove_at(0, leaf, img, static_cast<size_t>(it - img.entries.begin()));

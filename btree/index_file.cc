@@ -462,7 +462,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
   const std::string& path = im.file.path();
   const uint32_t ps = im.page_size();
   // 1. Everything that can be checked before the file is touched.
-  if (!im.writable) throw UsageError(fmt::format("{}: opened read-only", path));
+  if (!im.writable) throw ReadOnlyError(fmt::format("{}: opened read-only", path));
   if (!valid_index_name(def.name)) {
     throw UsageError(
         fmt::format("bad index name '{}': 1 to 31 characters of A-Z a-z 0-9 _ $", def.name));
@@ -578,7 +578,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
 
 IndexStats IndexFile::analyze(const std::string& name) const {
   const IndexSlot* s = impl_->find(name);
-  if (!s) throw UsageError(fmt::format("{}: no index named {}", path(), name));
+  if (!s) throw NotFoundError(fmt::format("{}: no index named {}", path(), name));
   const PageFile& file = impl_->file;
   impl_->write_back();
   try {
@@ -612,7 +612,7 @@ BTree& IndexFile::tree(const std::string& name) {
   auto it = im.trees.find(name);
   if (it != im.trees.end()) return *it->second;
   const IndexSlot* s = im.find(name);
-  if (!s) throw UsageError(fmt::format("{}: no index named {}", path(), name));
+  if (!s) throw NotFoundError(fmt::format("{}: no index named {}", path(), name));
   if (!im.pool) {
     size_t frames = im.cache_frames != 0
                         ? im.cache_frames

@@ -10,7 +10,7 @@ namespace pbtree {
 
 TypedIndex::TypedIndex(IndexFile& file, const std::string& name) : file_(file) {
   auto info = file.find_index(name);
-  if (!info) throw UsageError(fmt::format("{}: no index named {}", file.path(), name));
+  if (!info) throw NotFoundError(fmt::format("{}: no index named {}", file.path(), name));
   info_ = *info;
   tree_ = &file.tree(name);
 }

@@ -1,9 +1,9 @@
 // libFuzzer target for write-ahead logs (issue 10): the input (after byte 0) is written as the
 // log "<db>-wal" beside a fixed valid pbtree file (a unique bigint index of 300 entries, 4 KiB
-// pages, rewritten before every input), which is then opened read-only (a snapshot: scan and
-// verify of the index) and, if byte 0 bit 3 is set, writable (recovery: the log is checked,
-// then checkpointed or dropped) and read again. Only pbtree's exceptions (pbtree::Error,
-// KeyError) may come out; a crash, a sanitizer report, a hang or a huge file is a bug.
+// pages, rewritten before every input), which is then opened read-only (a snapshot: a scan of
+// the index) and, if byte 0 bit 3 is set, writable (recovery: the log is checked, then
+// checkpointed or dropped; then a scan). Only pbtree's exceptions (pbtree::Error, KeyError)
+// may come out; a crash, a sanitizer report, a hang or a huge file is a bug.
 // Byte 0 bit 0 set: before writing, the header CRC, every frame's salt, frame CRC and image
 // checksum (and, unless bit 1 is set, the image's page number), and every commit record's
 // salt, frame count, batch CRC and CRC are made right, so the fuzzer gets past the checksums to
@@ -29,6 +29,32 @@
 namespace {
 
 using namespace pbtree;
+
+// posix_io() without fdatasync: durability is not what is fuzzed, and syncs would cap the
+// run at a few dozen inputs a second.
+class NoSyncIo : public Io {
+ public:
+  int open(const std::string& path, int flags, mode_t mode) override {
+    return posix_io().open(path, flags, mode);
+  }
+  int close(int fd) override { return posix_io().close(fd); }
+  ssize_t pread(int fd, void* buf, size_t count, off_t offset) override {
+    return posix_io().pread(fd, buf, count, offset);
+  }
+  ssize_t pwrite(int fd, const void* buf, size_t count, off_t offset) override {
+    return posix_io().pwrite(fd, buf, count, offset);
+  }
+  int fdatasync(int) override { return 0; }
+  int ftruncate(int fd, off_t length) override { return posix_io().ftruncate(fd, length); }
+  int file_size(int fd, uint64_t* size) override { return posix_io().file_size(fd, size); }
+  bool is_regular(int fd) override { return posix_io().is_regular(fd); }
+  int unlink(const std::string& path) override { return posix_io().unlink(path); }
+};
+
+NoSyncIo& no_sync_io() {
+  static NoSyncIo io;
+  return io;
+}
 
 const std::string& db_path() {
   static const std::string path =
@@ -140,7 +166,6 @@ void read_index(IndexFile& file) {
     for (Cursor c = tree.scan(); c.valid(); c.next()) {
       if (++seen > cap) std::abort();
     }
-    tree.verify();
   } catch (const CorruptError&) {
   } catch (const KeyError&) {
   }
@@ -148,7 +173,7 @@ void read_index(IndexFile& file) {
 
 void open_and_read(bool writable) {
   try {
-    auto f = IndexFile::open(db_path(), writable);
+    auto f = IndexFile::open(db_path(), writable, no_sync_io());
     f->set_cache_frames(16);
     if (f->find_index("I")) read_index(*f);
     if (writable) f->close();
@@ -167,10 +192,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   write_whole(db_path(), db.bytes);
   write_whole(Wal::log_path(db_path()), log);
   open_and_read(false);
-  if (data[0] & 8) {
-    open_and_read(true);
-    open_and_read(false);
-  }
+  if (data[0] & 8) open_and_read(true);
   std::remove(Wal::log_path(db_path()).c_str());
   return 0;
 }

@@ -57,6 +57,13 @@ class LockedError : public Error {
   std::string file;
 };
 
+/// Something named is not there: no index of that name, no entry (key, record number) to
+/// remove. The message names the file or index and shows the value as the CLI prints it.
+class NotFoundError : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
+
 /// A change (insert, remove, load, commit, checkpoint) on a file opened read-only.
 class ReadOnlyError : public UsageError {
  public:

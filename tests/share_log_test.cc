@@ -112,17 +112,21 @@ TEST(ShareLog, BackupUnderAWriterVerifiesAndEqualsACommittedState) {
   const std::string db = dir.file("db.pbt");
   make_file(db);
   std::atomic<bool> stop{false};
+  std::atomic<int64_t> commits{0};
   std::thread writer([&] {
     auto w = IndexFile::open(db, true);
     BTree& t = w->tree("I");
     for (int64_t v = 1; !stop; ++v) {
       t.insert(key_of(v), static_cast<uint64_t>(v));
       w->commit();
+      commits = v;
     }
     w->close();
   });
   std::set<size_t> sizes;
   for (int i = 0; i < 5; ++i) {
+    // Each backup starts after at least one more commit.
+    for (const int64_t seen = commits; commits == seen;) std::this_thread::yield();
     const std::string dest = dir.file(fmt::format("backup{}.pbt", i));
     auto b = run({"backup", db, dest});
     ASSERT_EQ(b.code, 0) << b.err;
@@ -140,7 +144,6 @@ TEST(ShareLog, BackupUnderAWriterVerifiesAndEqualsACommittedState) {
     }
     EXPECT_TRUE(contiguous);
     sizes.insert(static_cast<size_t>(expect - 1));
-    std::this_thread::sleep_for(std::chrono::milliseconds(30));
   }
   stop = true;
   writer.join();

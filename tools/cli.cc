@@ -111,7 +111,7 @@ void run_stat(const StatArgs& a, std::ostream& out) {
   std::vector<IndexInfo> list;
   if (!a.index.empty()) {
     auto info = file->find_index(a.index);
-    if (!info) throw UsageError(fmt::format("{}: no index named {}", a.db, a.index));
+    if (!info) throw NotFoundError(fmt::format("{}: no index named {}", a.db, a.index));
     list.push_back(*info);
   } else {
     list = file->indexes();

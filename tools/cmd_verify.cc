@@ -134,7 +134,7 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
   std::vector<IndexInfo> indexes = index_file->indexes();
   if (!a.index.empty()) {
     auto info = index_file->find_index(a.index);
-    if (!info) throw UsageError(fmt::format("{}: no index named {}", a.db, a.index));
+    if (!info) throw NotFoundError(fmt::format("{}: no index named {}", a.db, a.index));
     indexes = {*info};
   }
   const uint32_t ps = index_file->page_size();
