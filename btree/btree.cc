@@ -362,12 +362,17 @@ struct CursorOps {
 
   // Counts one move right of the cursor; more moves than the file has pages means the sibling
   // chain loops (a corrupt file).
-  static void count_hop(Cursor& c, const uint8_t* d, bool left = false) {
+  // `page_no`: the page the cursor is on (named in the error: a page only the pool holds
+  // has no page number stamped yet).
+  static void count_hop(Cursor& c, const uint8_t* d, uint32_t page_no, bool left = false) {
     if (++c.hops_ <= 1024) return;
-    PageFile& f = c.tree_->pool_.file();
-    if (c.hops_ > f.file_size() / f.page_size() + 1)
-      corrupt(d, left ? "the left sibling chain loops back or does not link back"
-                      : "the right sibling chain loops back");
+    // Pages in use: the file, its log and the pages only the pool holds yet.
+    if (c.hops_ > c.tree_->pool_.pages_in_use() + 1) {
+      throw CorruptError(fmt::format("page {} ({}): {}", page_no, page_type_name(d[0]),
+                                     left ? "the left sibling chain loops back or does not "
+                                            "link back"
+                                          : "the right sibling chain loops back"));
+    }
   }
 
   // Positions on the node at `offset` of `cur`; key_ holds the previous node's key if
@@ -415,7 +420,7 @@ struct CursorOps {
       if (n.is_end_bucket()) {
         if (!hopped) before = c.key_;
         hopped = true;
-        count_hop(c, cur.data());
+        count_hop(c, cur.data(), cur.ref().page_no());
         move_right(*c.tree_, cur);
         offset = first_node_offset(cur.data());
         c.key_.clear();
@@ -537,7 +542,7 @@ struct CursorOps {
           c.page_.reset();
           return true;
         }
-        count_hop(c, d, true);
+        count_hop(c, d, cur.ref().page_no(), true);
         uint32_t here = cur.ref().page_no();
         cur.reset();  // never latch right to left while holding a latch
         if (left == here) {
@@ -803,9 +808,10 @@ void BTree::find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const
     if (n.is_end_level()) return;
     if (n.is_end_bucket()) {
       if (++hops > 1024) {
-        const PageFile& file = pool_.file();
-        if (hops > file.file_size() / file.page_size() + 1)
-          corrupt(d, "the right sibling chain loops back");
+        if (hops > pool_.pages_in_use() + 1) {
+          throw CorruptError(fmt::format("page {} ({}): the right sibling chain loops back",
+                                         cur.ref().page_no(), page_type_name(d[0])));
+        }
       }
       CursorOps::move_right(*this, cur);
       d = cur.data();
@@ -982,7 +988,7 @@ struct TreeWriter {
     std::vector<uint8_t>& prev = scratch_key_;
     std::vector<uint8_t>& xkey = scratch_key2_;
     if (x.is_marker() || compare_entry(xkey, x.recno, key, recno, t.def_.descending) != 0) {
-      throw UsageError(fmt::format("index \"{}\" holds no key {} with record number {}",
+      throw NotFoundError(fmt::format("index \"{}\" holds no key {} with record number {}",
                                    t.def_.name, hex_bytes_local(key), recno));
     }
     IndexNode y = decode_node(d, h.length, x.end(), true);
@@ -1384,7 +1390,7 @@ struct TreeWriter {
 void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   const uint32_t ps = pool_.page_size();
   if (read_only_) {
-    throw UsageError(fmt::format("{}: opened read-only", pool_.file().path()));
+    throw ReadOnlyError(fmt::format("{}: opened read-only", pool_.file().path()));
   }
   if (key.size() >= ps / 4) {
     throw KeyError(
@@ -1432,7 +1438,7 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
 
 void BTree::remove(std::span<const uint8_t> key, uint64_t recno) {
   if (read_only_) {
-    throw UsageError(fmt::format("{}: opened read-only", pool_.file().path()));
+    throw ReadOnlyError(fmt::format("{}: opened read-only", pool_.file().path()));
   }
   std::lock_guard lock(write_mutex_);
   TreeWriter w(*this);
@@ -1446,7 +1452,7 @@ void BTree::remove(std::span<const uint8_t> key, uint64_t recno) {
       });
   if (it == img.entries.end() ||
       compare_entry(it->key, it->recno, key, recno, def_.descending) != 0) {
-    throw UsageError(fmt::format("index \"{}\" holds no key {} with record number {}", def_.name,
+    throw NotFoundError(fmt::format("index \"{}\" holds no key {} with record number {}", def_.name,
                                  hex_bytes_local(key), recno));
   }
   w.remove_at(0, leaf, img, static_cast<size_t>(it - img.entries.begin()));

@@ -33,6 +33,7 @@
 #include "page/buffer_pool.h"
 #include "page/file_format.h"
 #include "page/page_file.h"
+#include "page/page_copy.h"
 
 namespace pbtree {
 
@@ -247,7 +248,7 @@ struct IndexFile::Impl {
   void checkpoint(FileHeader h, uint32_t extra_pages) {
     ++h.checkpoint;
     CheckpointStats done =
-        file.checkpoint(h.checkpoint, h.page_count, [&](const CheckpointStats& st, uint8_t* page) {
+        file.commit(h.checkpoint, h.page_count, [&](const CheckpointStats& st, uint8_t* page) {
           h.last_pages_written = st.pages_written + extra_pages;
           h.last_bytes_written = st.bytes_written + uint64_t{extra_pages} * h.page_size;
           h.last_bytes_synced = st.bytes_synced + uint64_t{extra_pages} * h.page_size;
@@ -294,17 +295,10 @@ struct IndexFile::Impl {
 
 IndexFile::IndexFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 IndexFile::~IndexFile() {
-  // Best effort: changes through tree() are only promised durable after flush(). Destroyed
-  // while an exception propagates (a change failed half-way): they are rolled back instead,
-  // never committed.
+  // Changes through tree() are durable only once committed: an unclosed file rolls the rest
+  // back, however the scope was left. The log's destructor then checkpoints if it can.
   try {
-    if (impl_ && impl_->writable && impl_->pool) {
-      if (std::uncaught_exceptions() > 0) {
-        rollback();
-      } else {
-        flush();
-      }
-    }
+    if (impl_ && impl_->writable && impl_->pool) rollback();
   } catch (...) {
   }
 }
@@ -329,9 +323,10 @@ void IndexFile::rollback() {
   im.header = h;
 }
 
-std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, bool writable, Io& io) {
+std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, bool writable, Io& io,
+                                           int busy_timeout_ms) {
   auto impl = std::make_unique<Impl>(Impl{
-      PageFile::open(path, writable, io), writable, {}, {}, 0, nullptr, nullptr, {}, false, {}});
+      PageFile::open(path, writable, io, busy_timeout_ms), writable, {}, {}, 0, nullptr, nullptr, {}, false, {}});
   PageFile& file = impl->file;
   uint64_t size = file.file_size();
   uint8_t prefix[kHeaderPrefixSize] = {};
@@ -446,7 +441,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
   const std::string& path = im.file.path();
   const uint32_t ps = im.page_size();
   // 1. Everything that can be checked before the file is touched.
-  if (!im.writable) throw UsageError(fmt::format("{}: opened read-only", path));
+  if (!im.writable) throw ReadOnlyError(fmt::format("{}: opened read-only", path));
   if (!valid_index_name(def.name)) {
     throw UsageError(
         fmt::format("bad index name '{}': 1 to 31 characters of A-Z a-z 0-9 _ $", def.name));
@@ -563,7 +558,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
 
 IndexStats IndexFile::analyze(const std::string& name) const {
   const IndexSlot* s = impl_->find(name);
-  if (!s) throw UsageError(fmt::format("{}: no index named {}", path(), name));
+  if (!s) throw NotFoundError(fmt::format("{}: no index named {}", path(), name));
   const PageFile& file = impl_->file;
   impl_->write_back();
   try {
@@ -597,7 +592,7 @@ BTree& IndexFile::tree(const std::string& name) {
   auto it = im.trees.find(name);
   if (it != im.trees.end()) return *it->second;
   const IndexSlot* s = im.find(name);
-  if (!s) throw UsageError(fmt::format("{}: no index named {}", path(), name));
+  if (!s) throw NotFoundError(fmt::format("{}: no index named {}", path(), name));
   if (!im.pool) {
     size_t frames = im.cache_frames != 0
                         ? im.cache_frames
@@ -630,9 +625,13 @@ BTree& IndexFile::tree(const std::string& name) {
 }
 
 void IndexFile::flush() {
+  commit();
+}
+
+void IndexFile::commit() {
   Impl& im = *impl_;
   if (!im.pool) return;
-  if (!im.writable) throw UsageError(fmt::format("{}: opened read-only", path()));
+  if (!im.writable) throw ReadOnlyError(fmt::format("{}: opened read-only", path()));
   std::vector<std::unique_lock<std::mutex>> writers;
   for (auto& [name, tree] : im.trees) writers.emplace_back(tree->write_mutex());
   // Freed pages onto the free list, dirty pages into the log, the index root page if a root
@@ -660,6 +659,51 @@ CheckpointStats IndexFile::last_checkpoint() const {
 std::vector<uint32_t> IndexFile::last_checkpoint_pages() const {
   const Wal* wal = impl_->file.wal();
   return wal != nullptr ? wal->last_checkpoint_pages() : std::vector<uint32_t>{};
+}
+
+void IndexFile::close() {
+  if (!impl_) return;
+  // Whatever happens below, the file is closed when this returns or throws (its locks
+  // released); after a failure the log's destructor leaves the log to the next open.
+  struct Closer {
+    std::unique_ptr<Impl>& impl;
+    ~Closer() {
+      impl->trees.clear();
+      impl->allocator.reset();
+      impl->pool.reset();
+      impl.reset();
+    }
+  } closer{impl_};
+  Impl& im = *impl_;
+  if (im.writable && im.pool) commit();
+  im.trees.clear();
+  im.allocator.reset();
+  im.pool.reset();
+  Wal* wal = im.file.wal();
+  if (im.writable && wal && wal->writable() && !wal->failed()) wal->checkpoint(0);
+}
+
+bool IndexFile::checkpoint(int wait_ms) {
+  Impl& im = *impl_;
+  if (!im.writable) throw ReadOnlyError(fmt::format("{}: opened read-only", path()));
+  commit();
+  Wal* wal = im.file.wal();
+  return wal == nullptr || wal->checkpoint(wait_ms);
+}
+
+void IndexFile::backup(const std::string& dest) {
+  Impl& im = *impl_;
+  if (im.writable) commit();
+  copy_pages_to_new_file(im.file, im.header.page_count, dest);
+}
+
+WalRecovery IndexFile::log_recovery() const {
+  return impl_->file.recovery();
+}
+
+uint32_t IndexFile::log_committed_frames() const {
+  const Wal* wal = impl_->file.wal();
+  return wal == nullptr ? 0 : wal->committed_frames();
 }
 
 }  // namespace pbtree

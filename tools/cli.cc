@@ -15,6 +15,7 @@
 
 #include "btree/index_file.h"
 #include "keys/key.h"
+#include "page/file_lock.h"
 #include "tools/csv_reader.h"
 #include "tools/demo.h"
 #include "tools/loader.h"
@@ -126,7 +127,7 @@ void run_stat(const StatArgs& a, std::ostream& out) {
   std::vector<IndexInfo> list;
   if (!a.index.empty()) {
     auto info = file->find_index(a.index);
-    if (!info) throw UsageError(fmt::format("{}: no index named {}", a.db, a.index));
+    if (!info) throw NotFoundError(fmt::format("{}: no index named {}", a.db, a.index));
     list.push_back(*info);
   } else {
     list = file->indexes();
@@ -169,6 +170,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App app{"pbtree: paged B-tree index files with Firebird-format normalized keys"};
   app.name("pbtree");
   app.require_subcommand(1);
+  app.fallthrough();
+  int busy_timeout = 0;
+  app.add_option("--busy-timeout", busy_timeout,
+                 "Milliseconds a writing command waits for another writer to finish before "
+                 "failing with exit code 3 (default 0: fail at once)")
+      ->check(CLI::NonNegativeNumber);
 
   KeyArgs key_args;
   CLI::App* key = app.add_subcommand("key", "Print the normalized key of each value as hex bytes");
@@ -247,6 +254,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   add_find_command(app, tree_commands);
   add_scan_command(app, tree_commands);
   add_verify_command(app, tree_commands);
+  add_checkpoint_command(app, tree_commands);
+  add_backup_command(app, tree_commands);
 
   try {
     app.parse(argc, argv);
@@ -255,6 +264,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return code == 0 ? 0 : 2;
   }
 
+  set_default_busy_timeout_ms(busy_timeout);
   try {
     if (*key) run_key(key_args, out);
     if (*load) run_load(load_args, err);
@@ -265,6 +275,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     out.flush();
     err << "pbtree: " << e.what() << "\n";
     return 2;
+  } catch (const LockedError& e) {
+    out.flush();
+    err << "pbtree: " << e.what() << "\n";
+    return 3;
   } catch (const std::exception& e) {
     out.flush();
     err << "pbtree: " << e.what() << "\n";

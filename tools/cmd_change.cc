@@ -70,7 +70,7 @@ void run_change(const ChangeArgs& a, bool insert) {
         }
       }
     } else if (!tree.contains(key.bytes(), recno)) {
-      throw UsageError(fmt::format("index {}: no entry ({}, {})", def.name, shown, recno));
+      throw NotFoundError(fmt::format("index {}: no entry ({}, {})", def.name, shown, recno));
     }
   }
   auto session = IndexSession::open(a.db, a.index, true);

@@ -146,7 +146,7 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
   std::vector<IndexInfo> indexes = index_file->indexes();
   if (!a.index.empty()) {
     auto info = index_file->find_index(a.index);
-    if (!info) throw UsageError(fmt::format("{}: no index named {}", a.db, a.index));
+    if (!info) throw NotFoundError(fmt::format("{}: no index named {}", a.db, a.index));
     indexes = {*info};
   }
   const uint32_t ps = index_file->page_size();
@@ -229,6 +229,13 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
     out << text;
     throw CommandFailed(fmt::format("verify: {}: {} violation{}", a.db, violations.size(),
                                     violations.size() == 1 ? "" : "s"));
+  }
+  if (const uint32_t frames = index_file->log_committed_frames(); frames != 0) {
+    // Verify reads, never writes: the log is read through, not checkpointed.
+    out << fmt::format(
+        "log: {}-wal holds {} committed frame{} up to commit {}, not yet checkpointed: verified "
+        "through the log (pbtree checkpoint folds it into the file)\n",
+        a.db, frames, frames == 1 ? "" : "s", index_file->log_recovery().checkpoint);
   }
   if (a.index.empty()) {
     // Pages past the header's page count: a bulk load that never committed (killed, or failed
