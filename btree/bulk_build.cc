@@ -36,7 +36,7 @@ uint32_t common_prefix(std::span<const uint8_t> a, std::span<const uint8_t> b) {
 FastLoader::FastLoader(const Options& options, PageSink sink)
     : options_(options), sink_(std::move(sink)), next_page_(options.first_page) {
   Level& leaf = levels_.emplace_back();
-  leaf.page_no = next_page_++;
+  leaf.page_no = take_page();
   start_page(leaf, 0, 0);
 }
 
@@ -107,7 +107,7 @@ void FastLoader::open_level(uint32_t level_no, uint32_t old_page) {
   }
   const bool compact = options_.layout == NodeLayout::Compact;
   Level& up = levels_.emplace_back();
-  up.page_no = next_page_++;
+  up.page_no = take_page();
   start_page(up, level_no, 0);
   // Degenerate first node of the level: every key below the next separator.
   NodeFields degenerate{NodeKind::Entry, 0, old_page, 0, {}};
@@ -165,7 +165,7 @@ void FastLoader::add_node_compact(uint32_t level_no, std::span<const uint8_t> ke
       }
     }
     old_page = level.page_no;
-    new_page = next_page_++;
+    new_page = take_page();
     close_page(level, level_no, new_page);
     level.page_no = new_page;
     start_page(level, level_no, old_page);
@@ -253,7 +253,7 @@ void FastLoader::add_node(uint32_t level_no, std::span<const uint8_t> key, uint6
     level.length =
         level.last_offset + encode_node(end, leaf, level.page.data() + level.last_offset);
     old_page = level.page_no;
-    new_page = next_page_++;
+    new_page = take_page();
     close_page(level, level_no, new_page);
     level.page_no = new_page;
     start_page(level, level_no, old_page);
@@ -295,7 +295,7 @@ void FastLoader::add_node(uint32_t level_no, std::span<const uint8_t> key, uint6
         throw std::length_error(fmt::format("B-tree would exceed {} levels", kMaxLevels));
       }
       Level& up = levels_.emplace_back();
-      up.page_no = next_page_++;
+      up.page_no = take_page();
       up.undecided = true;
       start_level(up, level_no + 1, old_page);
     }

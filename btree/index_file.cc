@@ -27,6 +27,7 @@
 
 #include "btree/btree.h"
 #include "btree/bulk_build.h"
+#include "btree/entry_sort.h"
 #include "btree/file_create.h"
 #include "btree/stats.h"
 #include "page/btree_page.h"
@@ -102,7 +103,7 @@ bool sort_entries_fixed(EntryBatch& entries, bool descending) {
   return true;
 }
 
-void sort_entries(EntryBatch& entries, bool descending) {
+[[maybe_unused]] void sort_entries(EntryBatch& entries, bool descending) {
   if (sort_entries_fixed(entries, descending)) return;
   struct Rec {
     uint64_t prefix;
@@ -476,7 +477,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     }
   }
   const bool desc = def.descending;
-  sort_entries(entries, desc);
+  sort_entry_batch(entries, desc);  // btree/entry_sort.h (radix)
   for (size_t i = 1; i < items.size(); ++i) {
     const auto& a = items[i - 1];
     const auto& b = items[i];

@@ -203,7 +203,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->check(CLI::IsMember({"firebird", "compact"}));
   load->add_option("--page-size", load_args.page_size,
                    "Page size in bytes for a new file (must match an existing file)");
-  load->add_option("--input", load_args.input, "CSV input, plain or .zst")->required();
+  load->add_option("--input", load_args.input, "CSV input, plain or .zst; - reads standard input (plain or zstd)")->required();
   load->add_flag("--header", load_args.header, "The input's first line is a header");
   load->add_option("--column", load_args.column, "1-based column of the values (default 1)")
       ->check(column_number_check());

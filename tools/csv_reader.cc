@@ -15,7 +15,8 @@ namespace pbtree::tools {
 
 namespace {
 
-std::string format_message(const std::string& file, uint64_t line, const std::string& what) {
+std::string format_message(const std::string& path, uint64_t line, const std::string& what) {
+  const std::string file = path == "-" ? "<stdin>" : path;  // --input - (standard input)
   if (line == 0) return file + ": " + what;
   return file + ":" + std::to_string(line) + ": " + what;
 }
@@ -48,7 +49,9 @@ class FileSource : public ByteSource {
 class ZstdSource : public ByteSource {
  public:
   explicit ZstdSource(const std::string& path)
-      : file_(path), in_(ZSTD_DStreamInSize()), stream_(ZSTD_createDStream()) {
+      : ZstdSource(std::make_unique<FileSource>(path), path) {}
+  ZstdSource(std::unique_ptr<ByteSource> input, const std::string& path)
+      : file_(std::move(input)), in_(ZSTD_DStreamInSize()), stream_(ZSTD_createDStream()) {
     if (stream_ == nullptr) throw InputError(path, 0, "zstd: out of memory");
     ZSTD_initDStream(stream_);
     // Decoder memory is bounded: frames needing a window over 2^27 bytes (128 MiB) are refused
@@ -61,7 +64,7 @@ class ZstdSource : public ByteSource {
     ZSTD_outBuffer out{buf, n, 0};
     while (out.pos == 0) {
       if (in_buf_.pos == in_buf_.size && !in_eof_) {
-        size_t got = file_.read(in_.data(), in_.size());
+        size_t got = file_->read(in_.data(), in_.size());
         in_buf_ = ZSTD_inBuffer{in_.data(), got, 0};
         if (got == 0) in_eof_ = true;
       }
@@ -77,7 +80,7 @@ class ZstdSource : public ByteSource {
   }
 
  private:
-  FileSource file_;
+  std::unique_ptr<ByteSource> file_;
   std::string path_;
   std::vector<char> in_;
   ZSTD_DStream* stream_;
@@ -85,6 +88,53 @@ class ZstdSource : public ByteSource {
   bool in_eof_ = false;
   size_t last_ = 0;  // last ZSTD_decompressStream result: 0 at a frame end
 };
+
+// Standard input (--input -): its first bytes are read ahead to recognize a zstd frame
+// (magic 28 B5 2F FD), then handed out before the rest.
+class StdinSource : public ByteSource {
+ public:
+  StdinSource() {
+    while (head_.size() < 4) {
+      char c[4];
+      const size_t got = std::fread(c, 1, 4 - head_.size(), stdin);
+      if (got == 0) {
+        if (std::ferror(stdin)) {
+          throw InputError("-", 0, std::string("read error: ") + std::strerror(errno));
+        }
+        break;
+      }
+      head_.append(c, got);
+    }
+  }
+  bool zstd() const { return head_ == std::string("\x28\xB5\x2F\xFD", 4); }
+  size_t read(char* buf, size_t n) override {
+    if (pos_ < head_.size()) {
+      const size_t k = std::min(n, head_.size() - pos_);
+      std::memcpy(buf, head_.data() + pos_, k);
+      pos_ += k;
+      return k;
+    }
+    const size_t got = std::fread(buf, 1, n, stdin);
+    if (got == 0 && std::ferror(stdin)) {
+      throw InputError("-", 0, std::string("read error: ") + std::strerror(errno));
+    }
+    return got;
+  }
+
+ private:
+  std::string head_;
+  size_t pos_ = 0;
+};
+
+std::unique_ptr<ByteSource> open_source(const std::string& path) {
+  if (path == "-") {
+    auto in = std::make_unique<StdinSource>();
+    if (in->zstd()) return std::make_unique<ZstdSource>(std::move(in), path);
+    return in;
+  }
+  if (ends_with(path, ".zst")) return std::make_unique<ZstdSource>(path);
+  return std::make_unique<FileSource>(path);
+}
 
 class StringSource : public ByteSource {
  public:
@@ -112,9 +162,7 @@ CsvReader::CsvReader(std::unique_ptr<ByteSource> source, std::string name)
     : source_(std::move(source)), name_(std::move(name)), buf_(kInitialBuffer) {}
 
 CsvReader::CsvReader(const std::string& path)
-    : CsvReader(ends_with(path, ".zst") ? std::unique_ptr<ByteSource>(new ZstdSource(path))
-                                        : std::unique_ptr<ByteSource>(new FileSource(path)),
-                path) {}
+    : CsvReader(open_source(path), path) {}
 
 CsvReader CsvReader::from_string(std::string_view text, const std::string& name) {
   return CsvReader(std::make_unique<StringSource>(text), name);

@@ -42,8 +42,9 @@ class ByteSource {
 /// unquoted field is an error. The final line needs no line end.
 class CsvReader {
  public:
-  /// Opens `path`; a name ending in ".zst" is decompressed while reading. Throws InputError
-  /// ("<path>: cannot open: <strerror>").
+  /// Opens `path`; a name ending in ".zst" is decompressed while reading. "-" reads standard
+  /// input (zstd-compressed if it starts with a zstd frame; messages name it "<stdin>").
+  /// Throws InputError ("<path>: cannot open: <strerror>").
   explicit CsvReader(const std::string& path);
   /// Reads from `text` (copied); `name` is the file name used in messages.
   static CsvReader from_string(std::string_view text, const std::string& name);

@@ -136,6 +136,10 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
                           std::ostream* progress, KeyFormatChoice* choice) {
   IndexDefinition def = def_in;
   if (def.auto_format) def.format = default_key_format(def.type);
+  if (def.auto_format && input == "-") {
+    // The sample is taken from a first full read and the input read again (issue 11 item 6).
+    throw UsageError("--key-format auto reads the input twice: not with --input - (standard input)");
+  }
   check_key_format(def.type, def.format);
   std::error_code ec;
   const bool exists = std::filesystem::exists(db_path, ec);
