@@ -13,6 +13,7 @@
 
 #include "btree/index_file.h"
 #include "keys/key.h"
+#include "tools/cmd_firebird.h"
 #include "tools/csv_reader.h"
 #include "tools/demo.h"
 #include "tools/loader.h"
@@ -42,6 +43,8 @@ struct LoadArgs {
 struct StatArgs {
   std::string db, index;
   bool json = false, io = false, what_if = false;
+  bool firebird = false, system = false;  // --firebird: a Firebird 3 database (cmd_firebird.h)
+  std::string table;
 };
 
 // --type's value; an unknown type name is an argument error (exit 2).
@@ -98,6 +101,10 @@ void run_load(const LoadArgs& a, std::ostream& err) {
 }
 
 void run_stat(const StatArgs& a, std::ostream& out) {
+  if (a.firebird) {
+    run_firebird_stat(FirebirdStatArgs{a.db, {a.table, a.index, a.system}, a.json}, out);
+    return;
+  }
   auto file = IndexFile::open(a.db);
   if (a.io) {
     // The last checkpoint's cost, from the header page (page/file_format.h, page/wal.h).
@@ -215,6 +222,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   stat->add_flag("--what-if", stat_args.what_if,
                  "Predicted size in every key format x layout (a bulk build; no file written)")
       ->excludes(io_flag);
+  CLI::Option* fb_flag = stat->add_flag(
+      "--firebird", stat_args.firebird,
+      "DB is a Firebird 3 (ODS 12) database: gstat -r's table and index blocks, read-only");
+  stat->add_option("--table", stat_args.table, "With --firebird: only this table")->needs(fb_flag);
+  stat->add_flag("--system", stat_args.system, "With --firebird: system tables too")->needs(fb_flag);
+  fb_flag->excludes(io_flag);
 
   DemoOptions demo_args;
   CLI::App* demo =
