@@ -102,7 +102,8 @@ void run_load(const LoadArgs& a, std::ostream& err) {
 
 void run_stat(const StatArgs& a, std::ostream& out) {
   if (a.firebird) {
-    run_firebird_stat(FirebirdStatArgs{a.db, {a.table, a.index, a.system}, a.json}, out);
+    run_firebird_stat(FirebirdStatArgs{a.db, {a.table, a.index, a.system}, a.json, a.what_if},
+                      out);
     return;
   }
   auto file = IndexFile::open(a.db);
@@ -229,6 +230,20 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   stat->add_flag("--system", stat_args.system, "With --firebird: system tables too")->needs(fb_flag);
   fb_flag->excludes(io_flag);
 
+  FirebirdImportArgs import_args;
+  CLI::App* import = app.add_subcommand(
+      "import", "Build a pbtree index from the entries of an index of a Firebird 3 database");
+  import->add_option("fdb", import_args.fdb, "Firebird database (read-only)")->required();
+  import->add_option("db", import_args.db, "pbtree index file (created if missing)")->required();
+  import->add_option("--index", import_args.index, "Firebird index name")->required();
+  import->add_option("--name", import_args.name, "Name of the new index (default: the same)");
+  import->add_option("--key-format", import_args.key_format,
+                     "Key format (default: the Firebird index's own)");
+  import->add_option("--layout", import_args.layout, "Node layout: firebird (default) or compact")
+      ->check(CLI::IsMember({"firebird", "compact"}));
+  import->add_option("--page-size", import_args.page_size,
+                     "Page size of a new file (default: the database's)");
+
   DemoOptions demo_args;
   CLI::App* demo =
       app.add_subcommand("demo", "Build the seed and real-data indexes and compare them");
@@ -257,6 +272,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*load) run_load(load_args, err);
     if (*stat) run_stat(stat_args, out);
     if (*demo) run_demo(demo_args, out, err);
+    if (*import) run_firebird_import(import_args, out);
     tree_commands.run(out, err);
   } catch (const ArgumentError& e) {
     out.flush();

@@ -4,7 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "btree/index_file.h"
+#include "firebird/fdb_entries.h"
+#include "firebird/fdb_what_if.h"
+#include "keys/key_decode.h"
 #include "tools/stat_format.h"
+#include "tools/what_if_format.h"
 
 namespace pbtree::tools {
 
@@ -81,8 +86,115 @@ std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable
 void run_firebird_stat(const FirebirdStatArgs& a, std::ostream& out) {
   auto file = FdbFile::open(a.db);
   const std::vector<FdbTable> catalog = read_catalog(*file);
+  if (a.what_if) {
+    out << format_fdb_what_if(*file, catalog, a.filter, a.json);
+    return;
+  }
   out << (a.json ? format_fdb_stat_json(*file, catalog, a.filter)
                  : format_fdb_stat(*file, catalog, a.filter));
+}
+
+std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>& catalog,
+                               const FdbStatFilter& filter, bool json) {
+  std::string text = json ? "[" : "";
+  std::string summary;
+  uint64_t before = 0, after = 0;
+  bool first = true;
+  for (const FdbTable* t : select_tables(catalog, filter)) {
+    for (const FdbIndex& ix : t->indexes) {
+      if (!fdb_index_wanted(ix, filter)) continue;
+      const FdbWhatIf w = fdb_what_if(file, ix);
+      if (json) {
+        text += first ? "\n  " : ",\n  ";
+        first = false;
+        text += fmt::format("{{\"table\": {}, ", json_string(t->name));
+        if (!w.predicted) {
+          text += fmt::format("\"name\": {}, \"predicted\": false, \"reason\": {}}}",
+                              json_string(ix.name), json_string(w.why));
+          continue;
+        }
+        text += fmt::format("\"predicted\": true, \"shared_rescaled_keys\": {}, \"what_if\": {}}}",
+                            w.shared_keys, format_what_if_json(w.report));
+        continue;
+      }
+      if (!w.predicted) {
+        text += fmt::format("What-if for index {} ({}) of {}: not predicted: {}\n\n", ix.name,
+                            ix.id, t->name, w.why);
+        continue;
+      }
+      text += format_what_if_table(w.report);
+      if (w.report.info.def.format == KeyFormat::RescaledDouble) {
+        text += fmt::format("  rescaled-double keys that several values map to: {} (re-encoded "
+                            "from the smallest)\n\n", w.shared_keys);
+      }
+      const WhatIfRow* cur = nullptr;
+      const WhatIfRow* best = nullptr;
+      for (const WhatIfRow& r : w.report.rows) {
+        if (!r.available) continue;
+        if (r.current) cur = &r;
+        if (!best || r.index_pages < best->index_pages) best = &r;
+      }
+      if (!cur || !best || best->index_pages == 0) continue;
+      const double ratio = static_cast<double>(cur->index_pages) / best->index_pages;
+      if (ratio >= kAutoMinGain) {
+        summary += fmt::format("  {} ({}): {} -> {} pages with {}, {} layout: {:.2f}x\n",
+                               ix.name, t->name, cur->index_pages, best->index_pages,
+                               key_format_name(best->format), layout_name(best->layout), ratio);
+        before += cur->index_pages;
+        after += best->index_pages;
+      }
+    }
+  }
+  if (json) return text + (first ? "]\n" : "\n]\n");
+  text += fmt::format("Indexes that would shrink by >= {:.1f}x (index pages, bulk-built):\n",
+                      kAutoMinGain);
+  text += summary.empty() ? "  none\n" : summary;
+  if (before > 0) {
+    text += fmt::format("  in total: {} -> {} pages ({:.1f} MiB less, {:.2f}x)\n", before, after,
+                        static_cast<double>(before - after) * file.page_size() / (1024.0 * 1024.0),
+                        static_cast<double>(before) / after);
+  }
+  return text;
+}
+
+void run_firebird_import(const FirebirdImportArgs& a, std::ostream& out) {
+  auto file = FdbFile::open(a.fdb);
+  const std::vector<FdbTable> catalog = read_catalog(*file);
+  const FdbIndex* index = nullptr;
+  for (const FdbTable& t : catalog) {
+    for (const FdbIndex& ix : t.indexes) {
+      if (ix.name == a.index) index = &ix;
+    }
+  }
+  if (!index) throw UsageError(fmt::format("{}: no index named {}", a.fdb, a.index));
+  std::string why;
+  const std::optional<FdbKeyType> kt = fdb_key_type(*index, why);
+  if (!kt) throw UsageError(fmt::format("{}: index {} cannot be imported: {}", a.fdb, a.index, why));
+  IndexDefinition def;
+  def.name = a.name.empty() ? a.index : a.name;
+  def.type = kt->type;
+  def.format = a.key_format.empty() ? kt->format : parse_key_format(a.key_format);
+  check_key_format(def.type, def.format);
+  def.unique = index->unique;
+  def.descending = index->descending;
+  def.layout = a.layout == "compact" ? NodeLayout::Compact : NodeLayout::Firebird;
+  EntryBatch batch;
+  std::string storage;
+  KeyBuffer buffer;
+  uint64_t n = 0;
+  for_each_fdb_entry(*file, *index, [&](std::span<const uint8_t> key, uint64_t recno) {
+    if (def.format == kt->format) {
+      batch.add(key, recno, n++);
+      return;
+    }
+    const Value v = key_to_value(def.type, kt->format, def.descending, key, storage);
+    build_key(def.type, def.format, v, def.descending, buffer);
+    batch.add(buffer.bytes(), recno, n++);
+  });
+  auto db = IndexFile::open_or_create(a.db, a.page_size != 0 ? a.page_size : file->page_size());
+  db->bulk_load(def, batch);
+  out << fmt::format("imported {} entries of {} into {} (key format {}, layout {})\n", n, a.index,
+                     a.db, key_format_name(def.format), layout_name(def.layout));
 }
 
 }  // namespace pbtree::tools

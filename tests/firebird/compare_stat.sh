@@ -2,12 +2,13 @@
 # ctest firebird_stat_compare: builds real Firebird 3 databases (make_dbs.sh) at 4, 8 and
 # 16 KiB pages, runs `fbstat -r` (and `fbstat -r -s` for the system tables) on each and
 # compares every table line and every index block, character for character, with
-# `pbtree stat --firebird` (and `--system`). Fails (exit 1) on any difference and when
+# `pbtree stat --firebird` (and `--system`); then check_what_if.py compares --what-if and
+# import with `pbtree load` of the same rows. Fails (exit 1) on any difference and when
 # Firebird is missing (run scripts/install-deps.sh).
 #
 # usage: compare_stat.sh PBTREE_BINARY [SCRATCH_DIR]
-# Rows: 10^6 in the 8 KiB database and 2*10^5 in the others (about 30 s in all);
-# PBTREE_FIREBIRD_FULL=1 loads 10^6 rows at every page size (about 60 s).
+# Rows: 10^6 in the 8 KiB database and 2*10^5 in the others (about 60 s in all);
+# PBTREE_FIREBIRD_FULL=1 loads 10^6 rows at every page size (about 90 s).
 set -euo pipefail
 
 pbtree=$1
@@ -50,5 +51,8 @@ done
 # One figure check that does not depend on the diff: the seed's unique 10^6-row index.
 "$pbtree" stat --firebird --index UI_BID "$scratch/big/db8192.fdb" | grep -q 'nodes: 1000000$' ||
   { echo "FAIL UI_BID does not have 10^6 nodes"; failures=$((failures + 1)); }
+# --what-if and import against `pbtree load` of the same rows (BIGINT and NUMERIC indexes).
+python3 "$here/check_what_if.py" "$pbtree" "$scratch/big/db8192.fdb" "$scratch/whatif" ||
+  failures=$((failures + 1))
 echo "$failures failure(s)"
 [ "$failures" = 0 ]
