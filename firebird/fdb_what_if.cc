@@ -2,8 +2,11 @@
 // rescaled-double keys are passed on as bcd keys of the smallest value that gives them.
 #include "firebird/fdb_what_if.h"
 
+#include <fmt/format.h>
+
 #include "firebird/fdb_entries.h"
 #include "keys/key_decode.h"
+#include "page/errors.h"
 
 namespace pbtree::firebird {
 
@@ -40,6 +43,7 @@ FdbWhatIf fdb_what_if(const FdbFile& file, const FdbIndex& index) {
   o.page_size = file.page_size();
   o.current = std::make_pair(kt->format, NodeLayout::Firebird);
   WhatIfEstimator est(o);
+  try {
   std::string storage;
   KeyBuffer probe, bcd;
   for_each_fdb_entry(file, index, [&](std::span<const uint8_t> key, uint64_t recno) {
@@ -75,6 +79,9 @@ FdbWhatIf fdb_what_if(const FdbFile& file, const FdbIndex& index) {
     build_key(kt->type, KeyFormat::Bcd, v, index.descending, bcd);
     est.add(bcd.bytes(), recno);
   });
+  } catch (const KeyError& e) {
+    throw CorruptError(fmt::format("{}: index {}: {}", file.path(), index.name, e.what()));
+  }
   out.report.entries = est.entries();
   out.report.rows = est.finish();
   return out;

@@ -23,7 +23,7 @@ struct FdbWhatIf {
 
 /// Streams the index's entries once through a WhatIfEstimator (page size = the database's).
 /// The current row is (Firebird's key format, Firebird layout). Throws CorruptError on a
-/// malformed page and KeyError on a key no value of the column type encodes to.
+/// malformed page or a key no value of the column type encodes to ("FILE: index X: ...").
 FdbWhatIf fdb_what_if(const FdbFile& file, const FdbIndex& index);
 
 }  // namespace pbtree::firebird

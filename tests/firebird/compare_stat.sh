@@ -3,7 +3,7 @@
 # 16 KiB pages, runs `fbstat -r` (and `fbstat -r -s` for the system tables) on each and
 # compares every table line and every index block, character for character, with
 # `pbtree stat --firebird` (and `--system`); then check_what_if.py compares --what-if and
-# import with `pbtree load` of the same rows. Fails (exit 1) on any difference and when
+# import with `pbtree load` of the same rows, and corrupt_check.py runs damaged copies. Fails (exit 1) on any difference and when
 # Firebird is missing (run scripts/install-deps.sh).
 #
 # usage: compare_stat.sh PBTREE_BINARY [SCRATCH_DIR]
@@ -53,6 +53,10 @@ done
   { echo "FAIL UI_BID does not have 10^6 nodes"; failures=$((failures + 1)); }
 # --what-if and import against `pbtree load` of the same rows (BIGINT and NUMERIC indexes).
 python3 "$here/check_what_if.py" "$pbtree" "$scratch/big/db8192.fdb" "$scratch/whatif" ||
+  failures=$((failures + 1))
+# Damaged copies of a small database: clean errors, never a crash.
+"$here/make_dbs.sh" "$scratch/tiny" 20000 4096
+python3 "$here/corrupt_check.py" "$pbtree" "$scratch/tiny/db4096.fdb" "$scratch/corrupt" ||
   failures=$((failures + 1))
 echo "$failures failure(s)"
 [ "$failures" = 0 ]
