@@ -9,21 +9,25 @@
 
 namespace pbtree::firebird {
 
+BtreePageReader fdb_btree_reader(const FdbFile& file, const FdbTable& table, const FdbIndex& index) {
+  return [&file, id = table.id, index_id = index.id](uint32_t page_no, uint8_t* out) {
+    file.read_page(page_no, FdbPage::Btree, out);
+    const BtreeHeader h = read_btree_header(out);
+    if (h.relation != id) {
+      file.fail(page_no, FdbPage::Btree,
+                fmt::format("btr_relation {} but the index belongs to relation {}", h.relation, id));
+    }
+    if (h.index_id != (index_id & 0xFF)) {
+      file.fail(page_no, FdbPage::Btree,
+                fmt::format("btr_id {} but the index id is {}", h.index_id, index_id));
+    }
+  };
+}
+
 IndexStats analyze_fdb_index(const FdbFile& file, const FdbTable& table, const FdbIndex& index) {
   IndexStats zero;
   if (index.root_page == 0) return zero;
-  auto reader = [&](uint32_t page_no, uint8_t* out) {
-    file.read_page(page_no, FdbPage::Btree, out);
-    const BtreeHeader h = read_btree_header(out);
-    if (h.relation != table.id) {
-      file.fail(page_no, FdbPage::Btree,
-                fmt::format("btr_relation {} but the index belongs to relation {}", h.relation, table.id));
-    }
-    if (h.index_id != (index.id & 0xFF)) {
-      file.fail(page_no, FdbPage::Btree,
-                fmt::format("btr_id {} but the index id is {}", h.index_id, index.id));
-    }
-  };
+  const BtreePageReader reader = fdb_btree_reader(file, table, index);
   try {
     return analyze_btree(reader, index.root_page, file.page_size(), file.page_count());
   } catch (const CorruptError& e) {

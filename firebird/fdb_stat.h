@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "btree/index_file.h"
+#include "btree/stats.h"
 #include "firebird/fdb_catalog.h"
 #include "firebird/fdb_file.h"
 
@@ -20,6 +21,10 @@ struct FdbStatFilter {
   std::string index;   ///< only this index (empty: all)
   bool system = false; ///< include system tables (gstat -system)
 };
+
+/// The page reader analyze_fdb_index uses: Firebird page checks (type 7, self number, not
+/// encrypted) plus btr_relation = the table's id and btr_id = the index id.
+BtreePageReader fdb_btree_reader(const FdbFile& file, const FdbTable& table, const FdbIndex& index);
 
 /// gstat's figures of one index. An index whose slot is empty or being built has all-zero
 /// figures, as gstat prints them.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "btree/index_file.h"
+#include "btree/level_stats.h"
 #include "keys/key.h"
 #include "tools/cmd_firebird.h"
 #include "tools/csv_reader.h"
@@ -44,6 +45,7 @@ struct StatArgs {
   std::string db, index;
   bool json = false, io = false, what_if = false;
   bool firebird = false, system = false;  // --firebird: a Firebird 3 database (cmd_firebird.h)
+  bool levels = false;                    // --levels: btree/level_stats.h
   std::string table;
 };
 
@@ -102,8 +104,8 @@ void run_load(const LoadArgs& a, std::ostream& err) {
 
 void run_stat(const StatArgs& a, std::ostream& out) {
   if (a.firebird) {
-    run_firebird_stat(FirebirdStatArgs{a.db, {a.table, a.index, a.system}, a.json, a.what_if},
-                      out);
+    run_firebird_stat(
+        FirebirdStatArgs{a.db, {a.table, a.index, a.system}, a.json, a.what_if, a.levels}, out);
     return;
   }
   auto file = IndexFile::open(a.db);
@@ -146,6 +148,11 @@ void run_stat(const StatArgs& a, std::ostream& out) {
       text += format_json_object(info, stats, file->page_size(), choice ? &*choice : nullptr);
     } else {
       text += format_gstat_block(info, stats);
+      if (a.levels) {
+        text += format_tree_shape(analyze_tree_shape(
+            [&](uint32_t p, uint8_t* buf) { file->read_page(p, buf); }, info.root_page,
+            file->page_size(), file->page_count(), info.def.descending));
+      }
       if (choice) text += format_choice_line(info, *choice);
       text += format_extra_lines(info, stats, file->page_size());
     }
@@ -161,6 +168,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App app{"pbtree: paged B-tree index files with Firebird-format normalized keys"};
   app.name("pbtree");
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("pbtree ") + PBTREE_VERSION);
 
   KeyArgs key_args;
   CLI::App* key = app.add_subcommand("key", "Print the normalized key of each value as hex bytes");
@@ -229,6 +237,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   stat->add_option("--table", stat_args.table, "With --firebird: only this table")->needs(fb_flag);
   stat->add_flag("--system", stat_args.system, "With --firebird: system tables too")->needs(fb_flag);
   fb_flag->excludes(io_flag);
+  stat->add_flag("--levels", stat_args.levels,
+                 "Per level: pages, nodes, fill, node length, unused bytes; leaves out of file "
+                 "order, NULL entries (text output)");
 
   FirebirdImportArgs import_args;
   CLI::App* import = app.add_subcommand(

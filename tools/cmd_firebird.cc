@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "btree/index_file.h"
+#include "btree/level_stats.h"
 #include "firebird/fdb_entries.h"
 #include "firebird/fdb_what_if.h"
 #include "keys/key_decode.h"
@@ -28,7 +29,7 @@ IndexInfo info_of(const FdbIndex& ix) {
 }  // namespace
 
 std::string format_fdb_stat(const FdbFile& file, const std::vector<FdbTable>& catalog,
-                            const FdbStatFilter& filter) {
+                            const FdbStatFilter& filter, bool levels) {
   std::string out;
   for (const FdbTable* t : select_tables(catalog, filter)) {
     out += fmt::format("{} ({})\n", t->name, t->id);
@@ -38,6 +39,11 @@ std::string format_fdb_stat(const FdbFile& file, const std::vector<FdbTable>& ca
     for (const FdbIndex& ix : t->indexes) {
       if (!fdb_index_wanted(ix, filter)) continue;
       out += format_gstat_block(info_of(ix), analyze_fdb_index(file, *t, ix));
+      if (levels && ix.root_page != 0) {
+        out += format_tree_shape(analyze_tree_shape(fdb_btree_reader(file, *t, ix), ix.root_page,
+                                                    file.page_size(), file.page_count(),
+                                                    ix.descending));
+      }
     }
   }
   return out;
@@ -91,7 +97,7 @@ void run_firebird_stat(const FirebirdStatArgs& a, std::ostream& out) {
     return;
   }
   out << (a.json ? format_fdb_stat_json(*file, catalog, a.filter)
-                 : format_fdb_stat(*file, catalog, a.filter));
+                 : format_fdb_stat(*file, catalog, a.filter, a.levels));
 }
 
 std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>& catalog,

@@ -16,6 +16,7 @@ struct FirebirdStatArgs {
   firebird::FdbStatFilter filter;
   bool json = false;
   bool what_if = false;  ///< --what-if: predicted sizes instead of gstat's blocks
+  bool levels = false;   ///< --levels: btree/level_stats.h lines after each block
 };
 
 /// Options of `pbtree import FILE.fdb --index NAME DB`.
@@ -48,7 +49,7 @@ void run_firebird_import(const FirebirdImportArgs& args, std::ostream& out);
 /// "    Primary pointer page: P, Index root page: R\n" and an empty line, then each index's
 /// block (tools/stat_format.h format_gstat_block, byte-exact Firebird 3).
 std::string format_fdb_stat(const firebird::FdbFile& file, const std::vector<firebird::FdbTable>& catalog,
-                            const firebird::FdbStatFilter& filter);
+                            const firebird::FdbStatFilter& filter, bool levels = false);
 
 /// The same as a JSON array of objects: table, table_id, name, id, unique, descending,
 /// segments [{field, itype, field_type, scale, length}], and the gstat figures under the

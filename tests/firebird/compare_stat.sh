@@ -51,6 +51,15 @@ done
 # One figure check that does not depend on the diff: the seed's unique 10^6-row index.
 "$pbtree" stat --firebird --index UI_BID "$scratch/big/db8192.fdb" | grep -q 'nodes: 1000000$' ||
   { echo "FAIL UI_BID does not have 10^6 nodes"; failures=$((failures + 1)); }
+# --levels: NULL entries of the COL indexes (ascending and descending) = the rows with NULL.
+nulls=$(echo "select count(*) from t_seed where col is null;" |
+  isql-fb -user SYSDBA -q "$scratch/big/db8192.fdb" | awk '$1 ~ /^[0-9]+$/ { print $1 }')
+for ix in I_COL I_COL_DESC; do
+  got=$("$pbtree" stat --firebird --levels --index $ix "$scratch/big/db8192.fdb" |
+    sed -n 's/.*NULL entries: \([0-9]*\)$/\1/p')
+  if [ "$got" = "$nulls" ]; then echo "ok   $ix --levels: $got NULL entries = isql count";
+  else echo "FAIL $ix --levels: $got NULL entries, isql counts $nulls"; failures=$((failures + 1)); fi
+done
 # --what-if and import against `pbtree load` of the same rows (BIGINT and NUMERIC indexes).
 python3 "$here/check_what_if.py" "$pbtree" "$scratch/big/db8192.fdb" "$scratch/whatif" ||
   failures=$((failures + 1))
