@@ -14,6 +14,7 @@
 #include "btree/index_file.h"
 #include "btree/level_stats.h"
 #include "keys/key.h"
+#include "tools/cmd_compare.h"
 #include "tools/cmd_firebird.h"
 #include "tools/csv_reader.h"
 #include "tools/demo.h"
@@ -46,6 +47,7 @@ struct StatArgs {
   bool json = false, io = false, what_if = false;
   bool firebird = false, system = false;  // --firebird: a Firebird 3 database (cmd_firebird.h)
   bool levels = false;                    // --levels: btree/level_stats.h
+  std::string compare, compare_index;     // --compare B [--compare-index I]: cmd_compare.h
   std::string table;
 };
 
@@ -103,6 +105,10 @@ void run_load(const LoadArgs& a, std::ostream& err) {
 }
 
 void run_stat(const StatArgs& a, std::ostream& out) {
+  if (!a.compare.empty()) {
+    out << compare_stats(CompareArgs{a.db, a.compare, a.index, a.compare_index});
+    return;
+  }
   if (a.firebird) {
     run_firebird_stat(
         FirebirdStatArgs{a.db, {a.table, a.index, a.system}, a.json, a.what_if, a.levels}, out);
@@ -237,6 +243,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   stat->add_option("--table", stat_args.table, "With --firebird: only this table")->needs(fb_flag);
   stat->add_flag("--system", stat_args.system, "With --firebird: system tables too")->needs(fb_flag);
   fb_flag->excludes(io_flag);
+  CLI::Option* cmp = stat->add_option(
+      "--compare", stat_args.compare,
+      "Another file (pbtree or Firebird 3): the same-named indexes side by side with ratios");
+  stat->add_option("--compare-index", stat_args.compare_index,
+                   "With --compare: the index of the other file to set against --index")
+      ->needs(cmp);
+  cmp->excludes(io_flag);
   stat->add_flag("--levels", stat_args.levels,
                  "Per level: pages, nodes, fill, node length, unused bytes; leaves out of file "
                  "order, NULL entries (text output)");

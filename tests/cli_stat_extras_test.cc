@@ -1,4 +1,5 @@
-// `pbtree stat --levels` (btree/level_stats.h) on pbtree files and `pbtree --version`.
+// `pbtree stat --levels` (btree/level_stats.h), `stat --compare` (tools/cmd_compare.h) on
+// pbtree files, and `pbtree --version`.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -42,6 +43,39 @@ TEST(CliLevels, TwoLevelsRootFirst) {
                        "\tLeaves out of file order: 0, NULL entries: 0\n"),
             std::string::npos)
       << r.out;
+}
+
+TEST(CliCompare, SameNamedIndexesWithRatios) {
+  ScratchDir dir("compare");
+  std::string csv = dir.write("v.csv", testing::numbers(1, 20000));
+  std::string a = dir.file("a.pbt"), b = dir.file("b.pbt");
+  ASSERT_EQ(run({"load", a, "--index", "I", "--type", "bigint", "--input", csv, "--page-size",
+                 "4096"})
+                .code,
+            0);
+  ASSERT_EQ(run({"load", b, "--index", "I", "--type", "bigint", "--key-format", "decimal128",
+                 "--layout", "compact", "--input", csv, "--page-size", "4096"})
+                .code,
+            0);
+  testing::CliResult r = run({"stat", a, "--compare", b});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find("  nodes")),
+            "Compare I (" + a + ") with I (" + b + ")\n"
+            "  figure                        A            B     B/A\n"
+            "  ----------------------------------------------------\n"
+            "  depth                         2            2    1.00\n"
+            "  leaf buckets                 58           20    0.34\n"
+            "  index pages                  59           21    0.36\n");
+}
+
+TEST(CliCompare, MissingIndexIsAnError) {
+  ScratchDir dir("compare-missing");
+  std::string csv = dir.write("v.csv", testing::numbers(1, 10));
+  std::string a = dir.file("a.pbt");
+  ASSERT_EQ(run({"load", a, "--index", "I", "--type", "integer", "--input", csv}).code, 0);
+  testing::CliResult r = run({"stat", a, "--compare", a, "--index", "J"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "pbtree: " + a + ": no index named J\n");
 }
 
 TEST(CliVersion, PrintsProjectVersion) {
