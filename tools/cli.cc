@@ -16,6 +16,7 @@
 #include "keys/key.h"
 #include "tools/cmd_compare.h"
 #include "tools/cmd_firebird.h"
+#include "tools/cmd_report.h"
 #include "tools/csv_reader.h"
 #include "tools/demo.h"
 #include "tools/loader.h"
@@ -268,6 +269,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   import->add_option("--page-size", import_args.page_size,
                      "Page size of a new file (default: the database's)");
 
+  std::string report_file, report_output;
+  CLI::App* report = app.add_subcommand(
+      "report", "Write one self-contained HTML page (inline SVG) about a pbtree or Firebird file");
+  report->add_option("file", report_file, "pbtree file or Firebird 3 database")->required();
+  report->add_option("-o,--output", report_output, "HTML file to write")->required();
+
   DemoOptions demo_args;
   CLI::App* demo =
       app.add_subcommand("demo", "Build the seed and real-data indexes and compare them");
@@ -297,6 +304,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*stat) run_stat(stat_args, out);
     if (*demo) run_demo(demo_args, out, err);
     if (*import) run_firebird_import(import_args, out);
+    if (*report) run_report(report_file, report_output);
     tree_commands.run(out, err);
   } catch (const ArgumentError& e) {
     out.flush();

@@ -21,8 +21,9 @@ struct Side {
   uint32_t page_size = 0;
 };
 
-// A Firebird database: page 0 of type 1 whose ODS word has the Firebird flag.
-bool is_firebird(const std::string& path) {
+}  // namespace
+
+bool is_firebird_file(const std::string& path) {
   try {
     firebird::FdbFile::open(path);
     return true;
@@ -33,9 +34,11 @@ bool is_firebird(const std::string& path) {
   }
 }
 
+namespace {
+
 Side load(const std::string& path, const std::string& only) {
   Side s;
-  if (is_firebird(path)) {
+  if (is_firebird_file(path)) {
     auto file = firebird::FdbFile::open(path);
     s.page_size = file->page_size();
     for (const firebird::FdbTable& t : firebird::read_catalog(*file)) {

@@ -6,6 +6,10 @@
 
 namespace pbtree::tools {
 
+/// True if `path` starts with a Firebird header page (page type 1, ODS word with the
+/// Firebird flag), whatever its ODS version; false for anything else (a pbtree file).
+bool is_firebird_file(const std::string& path);
+
 /// Options of `stat --compare`.
 struct CompareArgs {
   std::string a, b;        ///< files

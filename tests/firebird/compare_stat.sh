@@ -60,6 +60,18 @@ for ix in I_COL I_COL_DESC; do
   if [ "$got" = "$nulls" ]; then echo "ok   $ix --levels: $got NULL entries = isql count";
   else echo "FAIL $ix --levels: $got NULL entries, isql counts $nulls"; failures=$((failures + 1)); fi
 done
+# report: one section per index with a root, the leaf buckets fbstat printed.
+"$pbtree" report "$scratch/big/db8192.fdb" -o "$scratch/report.html"
+"$pbtree" stat --firebird "$scratch/big/db8192.fdb" > "$scratch/pbtree.txt"
+want=$(grep -c 'Root page: [1-9]' "$scratch/pbtree.txt")
+have=$(grep -c '<section class="index">' "$scratch/report.html")
+leaves=$(sed -n 's/.*Root page: [1-9][0-9]*, depth: [0-9]*, leaf buckets: \([0-9]*\),.*/\1/p' "$scratch/pbtree.txt" | sort -n | tr '\n' ' ')
+rleaves=$(sed -n 's|<tr><td>leaf buckets</td><td>\([0-9]*\)</td></tr>|\1|p' "$scratch/report.html" | sort -n | tr '\n' ' ')
+if [ "$want" = "$have" ] && [ "$leaves" = "$rleaves" ] && ! grep -q '<script' "$scratch/report.html"; then
+  echo "ok   report: $have index sections, leaf buckets as stat"
+else
+  echo "FAIL report: $have sections for $want indexes; leaves '$rleaves' vs '$leaves'"; failures=$((failures + 1))
+fi
 # --what-if and import against `pbtree load` of the same rows (BIGINT and NUMERIC indexes).
 python3 "$here/check_what_if.py" "$pbtree" "$scratch/big/db8192.fdb" "$scratch/whatif" ||
   failures=$((failures + 1))
