@@ -195,7 +195,9 @@ class BTree {
   const IndexDefinition& definition() const { return def_; }
   bool descending() const { return def_.descending; }
   BufferPool& pool() const { return pool_; }
-  /// The writer mutex: hold it to exclude insert/remove (e.g. while flushing).
+  /// The writer mutex: insert/remove take it. IndexFile::commit() (flush()) takes it itself,
+  /// so never call commit() while holding it (that deadlocks); hold it only to keep writers
+  /// out of code of your own.
   std::mutex& write_mutex() const { return write_mutex_; }
 
  private:

@@ -261,7 +261,11 @@ void PageFile::enable_wal() {
   if (wal_ && wal_->writable() && wal_->page_size() == page_size_ && !wal_->failed()) return;
   wal_.reset();
   DbIdentity id = identity();
-  id.page_size = page_size_;
+  if (id.page_size != page_size_) {
+    id.page_size = page_size_;
+    uint64_t size = 0;
+    if (io_->file_size(fd_, &size) == 0) id.file_pages = size / page_size_;
+  }
   WalRecovery r;
   wal_ = Wal::open_writer(*io_, fd_, path_, id, true, r);
   if (r.log_found) recovery_ = r;

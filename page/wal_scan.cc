@@ -182,6 +182,19 @@ std::string wal_rejection(const WalScan& s, const DbIdentity& db) {
     return fmt::format("committed log of another file (file id {:016x}, the file has {:016x})",
                        s.file_id, db.file_id);
   }
+  if (db.page_size != 0 && s.page_count > db.file_pages) {
+    // Pages from the end of the file up to the count must all have a committed frame.
+    uint64_t covered = 0;
+    for (auto it = s.committed.lower_bound(static_cast<uint32_t>(db.file_pages));
+         it != s.committed.end() && it->first < s.page_count; ++it) {
+      ++covered;
+    }
+    if (covered != s.page_count - db.file_pages) {
+      return fmt::format("commit {} counts {} pages, but the file has {} and the log holds only "
+                         "{} of the pages after them",
+                         s.counter, s.page_count, db.file_pages, covered);
+    }
+  }
   if (s.counter < db.counter) {
     return fmt::format("stale log: its last commit is {}, the file is at commit {}", s.counter,
                        db.counter);
@@ -198,6 +211,8 @@ DbIdentity read_db_identity(Io& io, int fd, const std::string& path) {
   id.page_size = get_u32(head + 28);
   id.counter = get_u64(head + 48);
   id.file_id = get_u64(head + kFileIdOffset);
+  uint64_t size = 0;
+  if (id.page_size != 0 && io.file_size(fd, &size) == 0) id.file_pages = size / id.page_size;
   return id;
 }
 

@@ -37,6 +37,7 @@ struct DbIdentity {
   uint32_t page_size = 0;  ///< header bytes 28..31
   uint64_t counter = 0;    ///< commit counter, header bytes 48..55
   uint64_t file_id = 0;    ///< header bytes 80..87
+  uint64_t file_pages = 0; ///< whole pages in the file (fstat), if page_size is known
 };
 
 /// What a log holds, as scan_log() found it.
@@ -67,7 +68,9 @@ WalScan scan_log(Io& io, int fd, const std::string& path, uint32_t expected_page
 /// Why a scanned log must not be used for the db file `db` (empty: it may): no committed
 /// batch, another file id (stale: left by another file of that name), a commit counter
 /// below the db header's (stale: an older log, e.g. beside a copy of the file), a page size
-/// that differs. The text is for a warning.
+/// that differs, or a last page count with pages that are neither in the file nor in the log
+/// (every page below the count is one or the other: a crafted count would make a checkpoint
+/// write a huge sparse file). The text is for a warning.
 std::string wal_rejection(const WalScan& s, const DbIdentity& db);
 
 /// Reads the identity fields of the db file's page 0 from `fd` (not through the log).

@@ -265,6 +265,15 @@ TEST_F(CraftedLog, FrameBeyondTheCommittedPageCountIsIgnored) {
                      "a frame of page 2147483648 lies at or beyond the committed page count 5");
 }
 
+TEST_F(CraftedLog, PageCountWithPagesNeitherInTheFileNorInTheLogIsIgnored) {
+  std::vector<uint8_t> image(8192, 0);
+  image[0] = 7;
+  const uint32_t far = 1u << 31;
+  expect_log_ignored(db, crafted_log(8192, file_id_of(db), far, image, far + 1),
+                     "counts 2147483649 pages, but the file has ");
+  EXPECT_LT(std::filesystem::file_size(db), uint64_t{1} << 20);
+}
+
 TEST_F(CraftedLog, ImageWithABadChecksumIsIgnored) {
   std::vector<uint8_t> image(8192, 0);
   image[0] = 7;

