@@ -37,6 +37,7 @@
 
 namespace pbtree {
 
+class EntryBatch;  // <pbtree/index_file.h>
 /// Where B-tree pages come from and go to.
 class PageAllocator {
  public:
@@ -80,6 +81,9 @@ class Cursor {
   std::span<const uint8_t> key() const { return key_; }
   /// The 40-bit record number of the current entry.
   uint64_t record_number() const { return recno_; }
+  /// Page number and byte offset of the current entry's leaf node (for messages about it).
+  uint32_t page_number() const { return page_.page_no(); }
+  uint32_t node_offset() const { return offset_; }
   /// Moves to the next entry in scan order (ascending index order, or descending if backward).
   void next();
   /// Re-positions: forward, at the first entry >= key; backward, at the last entry <= key
@@ -153,6 +157,16 @@ class BTree {
   /// non-NULL key exists; KeyError if key.size() >= page_size / 4; UsageError if recno >
   /// kMaxRecordNumber. The tree is unchanged on any error.
   void insert(std::span<const uint8_t> key, uint64_t recno);
+  /// Batched insert / merge-append (btree/batch_insert.cc): sorts `entries` (any order) and
+  /// merges them with the tree's entries into a tree rebuilt full by FastLoader's rules
+  /// (btree/bulk_build.h), as a bulk build of all the entries would fill it; pages come from
+  /// the allocator, the root moves (on_root_change), the old pages are released. Checks come
+  /// first and leave the tree unchanged: UsageError (read-only, a (key, recno) pair twice or
+  /// already in the tree, unique index: an equal non-NULL key), KeyError (key.size() >=
+  /// page_size / 4). An I/O or allocation error after them leaves pages half-written in the
+  /// pool: IndexFile::rollback() drops the whole change (as it does while an exception
+  /// leaves the IndexFile). Returns the entries added.
+  uint64_t insert_batch(EntryBatch& entries);
   /// Removes exactly (key, recno). Throws UsageError if absent (tree unchanged).
   void remove(std::span<const uint8_t> key, uint64_t recno);
   /// Record numbers of every entry whose key equals `key`, ascending.
@@ -178,7 +192,9 @@ class BTree {
   const IndexDefinition& definition() const { return def_; }
   bool descending() const { return def_.descending; }
   BufferPool& pool() const { return pool_; }
-  /// The writer mutex: hold it to exclude insert/remove (e.g. while flushing).
+  /// The writer mutex: insert/remove take it. IndexFile::commit() (flush()) takes it itself,
+  /// so never call commit() while holding it (that deadlocks); hold it only to keep writers
+  /// out of code of your own.
   std::mutex& write_mutex() const { return write_mutex_; }
 
  private:

@@ -44,7 +44,7 @@ FastLoader::FastLoader(const Options& options, PageSink sink)
       sink_(std::move(sink)),
       next_page_(options.first_page) {
   Level& leaf = levels_.emplace_back();
-  leaf.page_no = next_page_++;
+  leaf.page_no = take_page();
   start_page(leaf, 0);
 }
 
@@ -178,7 +178,7 @@ void FastLoader::add_node(uint32_t level_no, std::span<const uint8_t> key, uint6
       }
     }
     old_page = level.page_no;
-    new_page = next_page_++;
+    new_page = take_page();
     close_page(level, level_no, new_page);
     level.page_no = new_page;
     start_page(level, old_page);
@@ -237,7 +237,7 @@ void FastLoader::add_node(uint32_t level_no, std::span<const uint8_t> key, uint6
         throw std::length_error(fmt::format("B-tree would exceed {} levels", kMaxLevels));
       }
       Level& up = levels_.emplace_back();
-      up.page_no = next_page_++;
+      up.page_no = take_page();
       up.undecided = policy_.nonleaf_free_divisor != 0;
       start_level(up, old_page);
     }

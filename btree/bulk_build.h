@@ -43,6 +43,9 @@ class FastLoader {
     NodeLayout layout = NodeLayout::Firebird;  ///< node coding (node/btree_page.h)
     /// Descending index (compact layout: separators are then not suffix-truncated).
     bool descending = false;
+    /// If set, page numbers come from it (e.g. a tree's PageAllocator) instead of
+    /// consecutively from first_page. May throw; the loader is then unusable.
+    std::function<uint32_t()> allocate;
   };
   /// Receives a finished page: number and page_size bytes (generic header bytes 4..15 left for
   /// the sink, e.g. PageFile::write). May throw; the loader is then unusable.
@@ -57,7 +60,7 @@ class FastLoader {
   /// Closes every level (END_LEVEL, jump tables) and returns the root page number.
   uint32_t finish();
   /// Pages allocated so far.
-  uint32_t pages_allocated() const { return next_page_ - options_.first_page; }
+  uint32_t pages_allocated() const { return allocated_; }
   /// Levels of the tree (depth).
   uint32_t depth() const { return static_cast<uint32_t>(levels_.size()); }
 
@@ -116,10 +119,17 @@ class FastLoader {
   void add_node(uint32_t level_no, std::span<const uint8_t> key, uint64_t recno, uint32_t child);
   void close_page(Level& level, uint32_t level_no, uint32_t sibling);
 
+  // The next page number (Options::allocate, else consecutive).
+  uint32_t take_page() {
+    ++allocated_;
+    return options_.allocate ? options_.allocate() : next_page_++;
+  }
+
   Options options_;
   FillPolicy policy_;
   PageSink sink_;
   uint32_t next_page_;
+  uint32_t allocated_ = 0;
   std::deque<Level> levels_;  // stable references while levels are added
 };
 

@@ -6,20 +6,23 @@
 #include <cstring>
 #include <thread>
 
+#include "btree/walk_bound.h"
+
 namespace pbtree {
 
 struct CursorOps {
   // Moves `cur` to its right sibling (coupled: the sibling is latched first).
   static void move_right(const BTree& t, ReadLatch& cur) { pbtree::move_right(t.pool_, cur); }
 
-  // Counts one move right of the cursor; more moves than the file has pages means the sibling
-  // chain loops (a corrupt file).
-  static void count_hop(Cursor& c, const uint8_t* d, bool left = false) {
-    if (++c.hops_ <= 1024) return;
-    PageFile& f = c.tree_->pool_.file();
-    if (c.hops_ > f.file_size() / f.page_size() + 1)
-      corrupt_page(d, left ? "the left sibling chain loops back or does not link back"
-                      : "the right sibling chain loops back");
+  // Counts one move of the cursor; more moves than the pages in use (WalkBound: file, log
+  // and the pages only the pool holds yet) means the sibling chain loops (a corrupt file).
+  // `page_no`: the page the cursor is on (named in the error: a page only the pool holds
+  // has no page number stamped yet).
+  static void count_hop(Cursor& c, const uint8_t* d, uint32_t page_no, bool left = false) {
+    WalkBound::check(++c.hops_, c.tree_->pool_, page_no, d,
+                     left ? "the left sibling chain loops back or does not link back"
+                          : "the right sibling chain loops back",
+                     false);
   }
 
   // Positions on the node at `offset` of `cur`; key_ holds the previous node's key if
@@ -67,7 +70,7 @@ struct CursorOps {
       if (n.is_end_bucket()) {
         if (!hopped) before = c.key_;
         hopped = true;
-        count_hop(c, cur.data());
+        count_hop(c, cur.data(), cur.ref().page_no());
         move_right(*c.tree_, cur);
         offset = first_node(cur.data());
         c.key_.clear();
@@ -163,7 +166,9 @@ struct CursorOps {
     c.page_.reset();
     PageFind f;
     ReadLatch cur(t.descend(key, recno, f), std::adopt_lock);
+    WalkBound bound(t.pool_);
     while (f.beyond_end_bucket) {
+      bound.step(cur.data(), cur.ref().page_no(), "the right sibling chain loops back");
       move_right(t, cur);
       f = find_in_page(cur.data(), t.pool_.page_size(), key, t.def_.descending, recno,
                        FindMode::LowerBound);
@@ -187,7 +192,7 @@ struct CursorOps {
           c.page_.reset();
           return true;
         }
-        count_hop(c, d, true);
+        count_hop(c, d, cur.ref().page_no(), true);
         uint32_t here = cur.ref().page_no();
         cur.reset();  // never latch right to left while holding a latch
         if (left == here) {
@@ -268,7 +273,9 @@ struct CursorOps {
     for (;;) {
       PageFind f;
       ReadLatch cur(t.descend(key, recno, f), std::adopt_lock);
+      WalkBound bound(t.pool_);
       while (f.beyond_end_bucket) {
+        bound.step(cur.data(), cur.ref().page_no(), "the right sibling chain loops back");
         move_right(t, cur);
         f = find_in_page(cur.data(), t.pool_.page_size(), key, t.def_.descending, recno,
                          FindMode::LowerBound);

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "btree/walk_bound.h"
+
 namespace pbtree {
 
 // The page at level + 1 holding the pointer to `child`, and the pointer's index in it.
@@ -14,10 +16,12 @@ uint32_t TreeWriter::find_parent(int level, uint32_t child, size_t& index) {
   uint32_t start = static_cast<size_t>(level + 1) < path.size() ? path[level + 1] : t.root();
   for (int dir = 0; dir < 2; ++dir) {
     uint32_t p = start;
+    WalkBound bound(t.pool_);
     while (p != 0) {
       PageRef ref = t.pool_.pin(p);
       const uint8_t* d = ref.data();
       if (!live_btree_page(d, level + 1)) break;
+      bound.step(d, p, "the sibling chain loops while looking for a parent pointer");
       const uint16_t length = BtreePage(d).length();
       size_t i = 0;
       NodeContext ctx;

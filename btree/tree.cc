@@ -3,6 +3,8 @@
 // top of btree/btree.h.
 #include "btree/tree_internal.h"
 
+#include "btree/walk_bound.h"
+
 #include <cstring>
 #include <thread>
 
@@ -71,10 +73,12 @@ PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& f
   int restarts = 0;
   for (;;) {
     ReadLatch cur(latch_root(), std::adopt_lock);
+    WalkBound bound(pool_);
     bool restart = false;
     for (;;) {
       const uint8_t* d = cur.data();
       const int level = BtreePage(d).level();
+      bound.step(d, cur.ref().page_no(), "the descent loops (right sibling chain or child pointers)");
       if (level == 0) {
         found = find_in_page(d, ps, key, def_.descending, recno, FindMode::LowerBound);
         return cur.release_pin_latched();
@@ -112,10 +116,12 @@ PageRef BTree::descend_edge(bool rightmost) const {
   int restarts = 0;
   for (;;) {
     ReadLatch cur(latch_root(), std::adopt_lock);
+    WalkBound bound(pool_);
     bool restart = false;
     for (;;) {
       const uint8_t* d = cur.data();
       const int level = BtreePage(d).level();
+      bound.step(d, cur.ref().page_no(), "the descent loops (right sibling chain or child pointers)");
       if (rightmost && BtreePage(d).sibling() != 0) {
         ReadLatch next(pool_.pin(BtreePage(d).sibling()));
         cur = std::move(next);
@@ -200,22 +206,20 @@ void BTree::find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const
   const size_t ks = key.size();
   PageFind f;
   ReadLatch cur(descend(key, 0, f), std::adopt_lock);
+  WalkBound bound(pool_);
   while (f.beyond_end_bucket) {
+    bound.step(cur.data(), cur.ref().page_no(), "the right sibling chain loops back");
     move_right(pool_, cur);
     f = find_in_page(cur.data(), ps, key, def_.descending, uint64_t{0}, FindMode::LowerBound);
   }
   const uint8_t* d = cur.data();
   IndexNode n = decode_node_fast(d, BtreePage(d).length(), f.offset, true, f.offset_context());
   bool landed = true;  // n is the node find_in_page stopped at
-  uint64_t hops = 0;
+  WalkBound hops(pool_);
   for (;;) {
     if (n.is_end_level()) return;
     if (n.is_end_bucket()) {
-      if (++hops > 1024) {
-        const PageFile& file = pool_.file();
-        if (hops > file.file_size() / file.page_size() + 1)
-          corrupt_page(d, "the right sibling chain loops back");
-      }
+      hops.step(d, cur.ref().page_no(), "the right sibling chain loops back");
       move_right(pool_, cur);
       d = cur.data();
       n = decode_node_fast(d, BtreePage(d).length(), first_node(d), true);

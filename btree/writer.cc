@@ -103,7 +103,7 @@ bool TreeWriter::remove_in_place(uint32_t leaf, std::span<const uint8_t> key, ui
   std::vector<uint8_t>& prev = scratch_key_;
   std::vector<uint8_t>& xkey = scratch_key2_;
   if (x.is_marker() || compare_entry(xkey, x.recno, key, recno, t.def_.descending) != 0) {
-    throw UsageError(fmt::format("index \"{}\" holds no key {} with record number {}",
+    throw NotFoundError(fmt::format("index \"{}\" holds no key {} with record number {}",
                                  t.def_.name, key_hex(key), recno));
   }
   IndexNode y = decode_node(d, h.length, x.end(), true);
@@ -144,6 +144,17 @@ bool TreeWriter::remove_in_place(uint32_t leaf, std::span<const uint8_t> key, ui
   return true;
 }
 
+// The writer descends without moving right (it excludes other writers, so no split is pending):
+// a leaf whose END_BUCKET copy is not above (key, recno) was reached through a wrong pointer.
+static void check_writer_leaf(const BtreePageImage& img, uint32_t leaf,
+                              std::span<const uint8_t> key, uint64_t recno, bool descending) {
+  if (img.end_bucket && compare_entry(key, recno, img.end_bucket->key, img.end_bucket->recno,
+                                      descending) >= 0) {
+    throw CorruptError(fmt::format(
+        "page {} (b-tree): key beyond the END_BUCKET copy on the writer's path", leaf));
+  }
+}
+
 // Leaf descent for (key, recno): fills path.
 uint32_t TreeWriter::descend(std::span<const uint8_t> key, uint64_t recno) {
   uint32_t p = t.root();
@@ -172,7 +183,7 @@ uint32_t TreeWriter::descend(std::span<const uint8_t> key, uint64_t recno) {
 void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   const uint32_t ps = pool_.page_size();
   if (read_only_) {
-    throw UsageError(fmt::format("{}: opened read-only", pool_.file().path()));
+    throw ReadOnlyError(fmt::format("{}: opened read-only", pool_.file().path()));
   }
   if (key.size() >= ps / 4) {
     throw KeyError(
@@ -197,6 +208,7 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   uint32_t leaf = w.descend(key, recno);
   if (w.insert_in_place(leaf, key, recno)) return;
   BtreePageImage img = w.read(leaf);
+  check_writer_leaf(img, leaf, key, recno, def_.descending);
   auto it =
       std::lower_bound(img.entries.begin(), img.entries.end(), 0, [&](const PageEntry& e, int) {
         return compare_entry(e.key, e.recno, key, recno, def_.descending) < 0;
@@ -219,20 +231,21 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
 
 void BTree::remove(std::span<const uint8_t> key, uint64_t recno) {
   if (read_only_) {
-    throw UsageError(fmt::format("{}: opened read-only", pool_.file().path()));
+    throw ReadOnlyError(fmt::format("{}: opened read-only", pool_.file().path()));
   }
   std::lock_guard lock(write_mutex_);
   TreeWriter w(*this);
   uint32_t leaf = w.descend(key, recno);
   if (w.remove_in_place(leaf, key, recno)) return;
   BtreePageImage img = w.read(leaf);
+  check_writer_leaf(img, leaf, key, recno, def_.descending);
   auto it =
       std::lower_bound(img.entries.begin(), img.entries.end(), 0, [&](const PageEntry& e, int) {
         return compare_entry(e.key, e.recno, key, recno, def_.descending) < 0;
       });
   if (it == img.entries.end() ||
       compare_entry(it->key, it->recno, key, recno, def_.descending) != 0) {
-    throw UsageError(fmt::format("index \"{}\" holds no key {} with record number {}", def_.name,
+    throw NotFoundError(fmt::format("index \"{}\" holds no key {} with record number {}", def_.name,
                                  key_hex(key), recno));
   }
   w.remove_at(0, leaf, img, static_cast<size_t>(it - img.entries.begin()));

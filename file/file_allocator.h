@@ -26,10 +26,10 @@ namespace pbtree {
 // indexes share it.
 class FileAllocator : public PageAllocator {
  public:
-  FileAllocator(FileHeader& header, uint32_t file_pages, BufferPool& pool, std::string path)
-      : header_(header), pool_(pool), path_(std::move(path)) {
-    header_.page_count = std::max(header_.page_count, file_pages);
-  }
+  // New pages start at the header's page count: pages of the file past it are never adopted
+  // (docs/FORMAT.md 2.7; IndexFile::tree() cuts them off in a writable session).
+  FileAllocator(FileHeader& header, BufferPool& pool, std::string path)
+      : header_(header), pool_(pool), path_(std::move(path)) {}
   uint32_t allocate() override {
     std::lock_guard lock(mutex_);
     if (!released_.empty()) {

@@ -27,6 +27,8 @@
 
 #include "btree/btree.h"
 #include "btree/bulk_build.h"
+#include "btree/radix_sort.h"
+#include "file/file_create.h"
 #include "btree/stats.h"
 #include "file/entry_sort.h"
 #include "file/file_allocator.h"
@@ -41,6 +43,7 @@
 #include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/page_file.h"
+#include "page/page_copy.h"
 
 namespace pbtree {
 
@@ -69,7 +72,7 @@ struct IndexFile::Impl {
   void checkpoint(FileHeader h, uint32_t extra_pages) {
     ++h.checkpoint;
     CheckpointStats done =
-        file.checkpoint(h.checkpoint, h.page_count, [&](const CheckpointStats& st, uint8_t* page) {
+        file.commit(h.checkpoint, h.page_count, [&](const CheckpointStats& st, uint8_t* page) {
           h.last_pages_written = st.pages_written + extra_pages;
           h.last_bytes_written = st.bytes_written + uint64_t{extra_pages} * h.page_size;
           h.last_bytes_synced = st.bytes_synced + uint64_t{extra_pages} * h.page_size;
@@ -88,8 +91,8 @@ struct IndexFile::Impl {
   }
 
   uint32_t page_size() const { return header.page_size; }
-  // Pages physically present (a crash between the index root page and header writes can leave
-  // committed pages beyond header.page_count; they are never overwritten).
+  // Pages physically present (with the log's). Those past header.page_count are an uncommitted
+  // load's (docs/FORMAT.md 2.7): never adopted, cut off by a writer.
   uint32_t file_pages() const { return static_cast<uint32_t>(file.file_size() / page_size()); }
   uint32_t page_bound() const { return std::max(header.page_count, file_pages()); }
 
@@ -116,17 +119,10 @@ struct IndexFile::Impl {
 
 IndexFile::IndexFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 IndexFile::~IndexFile() {
-  // Best effort: changes through tree() are only promised durable after flush(). Destroyed
-  // while an exception propagates (a change failed half-way): they are rolled back instead,
-  // never committed.
+  // Changes through tree() are durable only once committed: an unclosed file rolls the rest
+  // back, however the scope was left. The log's destructor then checkpoints if it can.
   try {
-    if (impl_ && impl_->writable && impl_->pool) {
-      if (std::uncaught_exceptions() > 0) {
-        rollback();
-      } else {
-        flush();
-      }
-    }
+    if (impl_ && impl_->writable && impl_->pool) rollback();
   } catch (...) {
   }
 }
@@ -151,9 +147,10 @@ void IndexFile::rollback() {
   im.header = h;
 }
 
-std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, bool writable, Io& io) {
+std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, bool writable, Io& io,
+                                           int busy_timeout_ms) {
   auto impl = std::make_unique<Impl>(Impl{
-      PageFile::open(path, writable, io), writable, {}, {}, 0, nullptr, nullptr, {}, false, {}});
+      PageFile::open(path, writable, io, busy_timeout_ms), writable, {}, {}, 0, nullptr, nullptr, {}, false, {}});
   PageFile& file = impl->file;
   uint64_t size = file.file_size();
   uint8_t prefix[kHeaderPrefixSize] = {};
@@ -198,32 +195,10 @@ std::unique_ptr<IndexFile> IndexFile::open_or_create(const std::string& path, ui
     return f;
   }
   uint32_t ps = page_size != 0 ? page_size : kDefaultPageSize;
-  {
-    PageFile file = PageFile::create(path, ps);
-    try {
-      std::vector<uint8_t> page(ps);
-      FileHeader h;
-      h.page_size = ps;
-      h.page_count = 2;
-      h.file_id = new_file_id();
-      encode_index_root_page({}, page.data(), ps);
-      file.write(kIndexRootPage, page.data());
-      encode_header_page(h, page.data());
-      file.write(kHeaderPage, page.data());
-      file.sync();
-    } catch (...) {
-      ::unlink(path.c_str());
-      throw;
-    }
-  }
-  try {
-    return open(path, true);
-  } catch (...) {
-    // A file this call created is not left behind.
-    ::unlink(path.c_str());
-    ::unlink(Wal::log_path(path).c_str());
-    throw;
-  }
+  // Under a temporary name, then moved into place (btree/file_create.h); if another process
+  // created the file meanwhile, that file is opened (and its page size checked) instead.
+  if (!create_file_with(path, ps, {})) return open_or_create(path, page_size);
+  return open(path, true);
 }
 
 const std::string& IndexFile::path() const {
@@ -290,7 +265,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
   const std::string& path = im.file.path();
   const uint32_t ps = im.page_size();
   // 1. Everything that can be checked before the file is touched.
-  if (!im.writable) throw UsageError(fmt::format("{}: opened read-only", path));
+  if (!im.writable) throw ReadOnlyError(fmt::format("{}: opened read-only", path));
   if (!valid_index_name(def.name)) {
     throw UsageError(
         fmt::format("bad index name '{}': 1 to 31 characters of A-Z a-z 0-9 _ $", def.name));
@@ -325,7 +300,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     }
   }
   const bool desc = def.descending;
-  sort_entries(entries, desc);
+  sort_entry_batch(entries, desc);  // btree/radix_sort.h (radix)
   for (size_t i = 1; i < items.size(); ++i) {
     const auto& a = items[i - 1];
     const auto& b = items[i];
@@ -343,10 +318,11 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     }
   }
 
-  // 2. New pages at the end of the file (after the living trees' pages, made durable first).
+  // 2. New pages after the header's page count (the living trees' pages made durable first).
+  // Pages past the count are left by a load that never committed: unreferenced, so they are
+  // overwritten or, on an error here, cut off with the rest (docs/FORMAT.md 2.7).
   if (im.pool) flush();
-  const uint64_t old_size = im.file.file_size();
-  const uint32_t first = im.page_bound();
+  const uint32_t first = im.header.page_count;
   bool touched_fixed_pages = false;
   try {
     FastLoader::Options opt;
@@ -391,9 +367,9 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     // open, so the new pages must stay); before it, the new pages are cut off again.
     try {
       if (!touched_fixed_pages) {
-        if (::truncate(path.c_str(), static_cast<off_t>(old_size)) != 0) {
-          // Ignored: the pages beyond the header's page count are unreferenced.
-        }
+        // Ignored if it fails: the pages beyond the header's page count are unreferenced, and
+        // the next writer cuts them off.
+        im.file.truncate(first);
         im.file.sync();
       } else if (im.file.wal() && !im.file.wal()->failed()) {
         im.file.wal()->rollback();
@@ -406,7 +382,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
 
 IndexStats IndexFile::analyze(const std::string& name) const {
   const IndexSlot* s = impl_->find(name);
-  if (!s) throw UsageError(fmt::format("{}: no index named {}", path(), name));
+  if (!s) throw NotFoundError(fmt::format("{}: no index named {}", path(), name));
   const PageFile& file = impl_->file;
   impl_->write_back();
   try {
@@ -440,13 +416,20 @@ BTree& IndexFile::tree(const std::string& name) {
   auto it = im.trees.find(name);
   if (it != im.trees.end()) return *it->second;
   const IndexSlot* s = im.find(name);
-  if (!s) throw UsageError(fmt::format("{}: no index named {}", path(), name));
+  if (!s) throw NotFoundError(fmt::format("{}: no index named {}", path(), name));
   if (!im.pool) {
     size_t frames = im.cache_frames != 0
                         ? im.cache_frames
                         : BufferPool::frames_for(BufferPool::kDefaultBytes, page_size());
+    // Pages past the header's page count were written by a bulk load that never committed
+    // (killed, SIGXFSZ, or a failed commit): nothing refers to them, so a writer cuts them off
+    // before it allocates anything (docs/FORMAT.md 2.7).
+    if (im.writable && im.file_pages() > im.header.page_count) {
+      im.file.truncate(im.header.page_count);
+      im.file.sync();
+    }
     im.pool = std::make_unique<BufferPool>(im.file, frames, &check_btree_frame);
-    im.allocator = std::make_unique<FileAllocator>(im.header, im.file_pages(), *im.pool, path());
+    im.allocator = std::make_unique<FileAllocator>(im.header, *im.pool, path());
   }
   uint16_t jump_interval;
   {
@@ -466,9 +449,13 @@ BTree& IndexFile::tree(const std::string& name) {
 }
 
 void IndexFile::flush() {
+  commit();
+}
+
+void IndexFile::commit() {
   Impl& im = *impl_;
   if (!im.pool) return;
-  if (!im.writable) throw UsageError(fmt::format("{}: opened read-only", path()));
+  if (!im.writable) throw ReadOnlyError(fmt::format("{}: opened read-only", path()));
   std::vector<std::unique_lock<std::mutex>> writers;
   for (auto& [name, tree] : im.trees) writers.emplace_back(tree->write_mutex());
   // Freed pages onto the free list, dirty pages into the log, the index root page if a root
@@ -496,6 +483,51 @@ CheckpointStats IndexFile::last_checkpoint() const {
 std::vector<uint32_t> IndexFile::last_checkpoint_pages() const {
   const Wal* wal = impl_->file.wal();
   return wal != nullptr ? wal->last_checkpoint_pages() : std::vector<uint32_t>{};
+}
+
+void IndexFile::close() {
+  if (!impl_) return;
+  // Whatever happens below, the file is closed when this returns or throws (its locks
+  // released); after a failure the log's destructor leaves the log to the next open.
+  struct Closer {
+    std::unique_ptr<Impl>& impl;
+    ~Closer() {
+      impl->trees.clear();
+      impl->allocator.reset();
+      impl->pool.reset();
+      impl.reset();
+    }
+  } closer{impl_};
+  Impl& im = *impl_;
+  if (im.writable && im.pool) commit();
+  im.trees.clear();
+  im.allocator.reset();
+  im.pool.reset();
+  Wal* wal = im.file.wal();
+  if (im.writable && wal && wal->writable() && !wal->failed()) wal->checkpoint(0);
+}
+
+bool IndexFile::checkpoint(int wait_ms) {
+  Impl& im = *impl_;
+  if (!im.writable) throw ReadOnlyError(fmt::format("{}: opened read-only", path()));
+  commit();
+  Wal* wal = im.file.wal();
+  return wal == nullptr || wal->checkpoint(wait_ms);
+}
+
+void IndexFile::backup(const std::string& dest) {
+  Impl& im = *impl_;
+  if (im.writable) commit();
+  copy_pages_to_new_file(im.file, im.header.page_count, dest);
+}
+
+WalRecovery IndexFile::log_recovery() const {
+  return impl_->file.recovery();
+}
+
+uint32_t IndexFile::log_committed_frames() const {
+  const Wal* wal = impl_->file.wal();
+  return wal == nullptr ? 0 : wal->committed_frames();
 }
 
 }  // namespace pbtree

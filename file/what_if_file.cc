@@ -26,7 +26,13 @@ WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_e
   WhatIfEstimator estimator(o);
   uint64_t i = 0;
   for (Cursor c = file.tree(name).scan(); c.valid(); c.next(), ++i) {
-    if (i % sample_every == 0) estimator.add(c.key(), c.record_number());
+    if (i % sample_every != 0) continue;
+    try {
+      estimator.add(c.key(), c.record_number());
+    } catch (const KeyError& e) {
+      throw CorruptError(fmt::format("{}: index {}: page {}, node at offset {}: {}", file.path(),
+                                     name, c.page_number(), c.node_offset(), e.what()));
+    }
   }
   WhatIfReport report;
   report.info = *info;

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${1:-60}"
 shift || true
 TARGETS=("$@")
-if [ ${#TARGETS[@]} -eq 0 ]; then TARGETS=(fuzz_page fuzz_node fuzz_key fuzz_open); fi
+if [ ${#TARGETS[@]} -eq 0 ]; then TARGETS=(fuzz_page fuzz_node fuzz_key fuzz_open fuzz_wal fuzz_firebird); fi
 
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DPBTREE_FUZZ=ON \
@@ -35,6 +35,8 @@ for t in "${TARGETS[@]}"; do
     fuzz_page) runs=40000 ;;
     fuzz_node) runs=1500000 ;;
     fuzz_key) runs=80000 ;;
+    fuzz_wal) runs=100000 ;;
+    fuzz_firebird) runs=20000 ;;
     *) runs=15000 ;;
   esac
   runs="${FUZZ_RUNS:-$runs}"

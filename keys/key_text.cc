@@ -233,8 +233,19 @@ std::string key_to_text(const TypeSpec& type, KeyFormat format, bool descending,
       if (!decode_rescaled(type, descending, body, key, v)) {
         corrupt(type, format, key, "no exact value encodes to it");
       }
-      return decimal_to_string(v.coefficient, v.scale,
-                               type.type == ColumnType::Numeric ? type.scale : 0);
+      // A value with more fraction digits than the column holds is no value of the column
+      // (a damaged low byte of the double: bigint 20.00000000000000256).
+      const int column_scale = type.type == ColumnType::Numeric ? type.scale : 0;
+      while (v.scale > column_scale && v.coefficient % 10 == 0) {
+        v.coefficient /= 10;
+        --v.scale;
+      }
+      if (v.scale > column_scale) {
+        corrupt(type, format, key,
+                fmt::format("decodes to {}, more fraction digits than {} holds",
+                            decimal_to_string(v.coefficient, v.scale, 0), type.name()));
+      }
+      return decimal_to_string(v.coefficient, v.scale, column_scale);
     }
     case KeyFormat::Decimal128:
     case KeyFormat::Bcd: {

@@ -5,11 +5,26 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
 
 namespace pbtree {
+
+namespace {
+void note_page(std::atomic<uint32_t>& bound, uint32_t page_no) {
+  const uint32_t b = page_no == UINT32_MAX ? page_no : page_no + 1;
+  uint32_t cur = bound.load(std::memory_order_relaxed);
+  while (cur < b && !bound.compare_exchange_weak(cur, b, std::memory_order_relaxed)) {
+  }
+}
+}  // namespace
+
+uint64_t BufferPool::pages_in_use() const {
+  const uint64_t file_pages = file_.file_size() / page_size_;
+  return std::max<uint64_t>(file_pages, page_bound_.load(std::memory_order_relaxed));
+}
 
 PageRef::PageRef(PageRef&& other) noexcept
     : pool_(std::exchange(other.pool_, nullptr)), frame_(std::exchange(other.frame_, nullptr)) {}
@@ -101,6 +116,7 @@ PageRef BufferPool::pin(uint32_t page_no, uint8_t expected_type) {
   // or jump size beyond the page is caught here, once, before anyone trusts it.
   if (check_ != nullptr) check_(f->data, page_size_);
   ++stats_.misses;
+  note_page(page_bound_, page_no);
   f->page_no = page_no;
   f->in_use = true;
   f->referenced = true;
@@ -123,6 +139,7 @@ PageRef BufferPool::create(uint32_t page_no) {
     return PageRef(this, f);
   }
   Frame* f = victim_locked();
+  note_page(page_bound_, page_no);
   f->page_no = page_no;
   f->in_use = true;
   f->pins = 1;

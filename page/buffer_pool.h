@@ -116,6 +116,10 @@ class BufferPool {
   bool discard(uint32_t page_no);
 
   uint32_t page_size() const { return page_size_; }
+  /// Pages in use as far as this pool knows: the highest page number it has read or created
+  /// plus one, or the file's pages (file plus log) if more. Bounds the sibling walks of
+  /// btree/btree.cc (a loop guard must count pages not yet written anywhere).
+  uint64_t pages_in_use() const;
   size_t frame_count() const { return frames_.size(); }
   PageFile& file() { return file_; }
   BufferPoolStats stats() const;
@@ -135,6 +139,7 @@ class BufferPool {
   std::vector<std::unique_ptr<Frame>> frames_;
   std::unordered_map<uint32_t, Frame*> table_;
   size_t hand_ = 0;
+  std::atomic<uint32_t> page_bound_{0};  // highest page number read or created, plus one
   mutable std::mutex mutex_;
   BufferPoolStats stats_;
 };

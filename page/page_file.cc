@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "page/file_lock.h"
+
 namespace pbtree {
 
 namespace {
@@ -50,19 +52,52 @@ PageFile::~PageFile() {
   if (fd_ >= 0) io_->close(fd_);
 }
 
-PageFile PageFile::open(const std::string& path, bool writable, Io& io) {
+PageFile PageFile::open(const std::string& path, bool writable, Io& io, int busy_timeout_ms) {
   int fd = io.open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0);
-  if (fd < 0) throw IoError(fmt::format("{}: cannot open: {}", path, errno_text()));
+  if (fd < 0) {
+    throw IoError(fmt::format("{}: cannot open: {}", path, errno_text()), errno, "open", path);
+  }
   PageFile file(io, fd, path, 0);
   if (!io.is_regular(fd)) throw IoError(fmt::format("{}: not a regular file", path));
-  const uint64_t id = file.file_id();
   if (writable) {
-    file.recovery_ = Wal::recover(io, fd, path, id);
+    const int wait = busy_timeout_ms < 0 ? default_busy_timeout_ms() : busy_timeout_ms;
+    if (!lock_within(fd, LockByte::Writer, true, wait, path)) {
+      throw LockedError(fmt::format("{}: locked: another writer has the file open{}", path,
+                                    wait > 0 ? fmt::format(" (waited {} ms)", wait) : ""),
+                        path);
+    }
   } else {
-    file.wal_ = Wal::overlay(io, path, id);
+    // A snapshot: past the gate (a checkpoint in progress holds it), then the readers lock,
+    // which no checkpoint can take while we hold it.
+    struct flock fl;
+    std::memset(&fl, 0, sizeof fl);
+    fl.l_type = F_RDLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = kLockBase + static_cast<int>(LockByte::Gate);
+    fl.l_len = 1;
+    while (::fcntl(fd, F_OFD_SETLKW, &fl) != 0) {
+      if (errno != EINTR) {
+        throw IoError(fmt::format("{}: cannot lock: {}", path, errno_text()), errno, "lock",
+                      path);
+      }
+    }
+    const bool got = try_lock(fd, LockByte::Readers, false, path);
+    unlock(fd, LockByte::Gate);
+    if (!got) throw IoError(fmt::format("{}: readers lock refused", path));
+  }
+  DbIdentity id = file.identity();
+  if (!id.pbtree) id = DbIdentity{};  // no header (yet): a log of file id 0, any page size
+  if (writable) {
+    file.wal_ = Wal::open_writer(io, fd, path, id, false, file.recovery_);
+  } else {
+    file.wal_ = Wal::open_snapshot(io, path, id);
     if (file.wal_) file.recovery_ = file.wal_->recovery();
   }
   return file;
+}
+
+DbIdentity PageFile::identity() const {
+  return read_db_identity(*io_, fd_, path_);
 }
 
 PageFile PageFile::create(const std::string& path, uint32_t page_size, Io& io) {
@@ -199,17 +234,23 @@ void PageFile::truncate(uint32_t pages) {
 
 void PageFile::enable_wal() {
   if (page_size_ == 0) throw UsageError(fmt::format("{}: page size not known", path_));
-  if (wal_ && wal_->page_size() == page_size_ && !wal_->failed()) return;
+  if (wal_ && wal_->writable() && wal_->page_size() == page_size_ && !wal_->failed()) return;
   wal_.reset();
-  wal_ = Wal::open(*io_, fd_, path_, page_size_, file_id());
-  recovery_ = wal_->recovery();
+  DbIdentity id = identity();
+  if (id.page_size != page_size_) {
+    id.page_size = page_size_;
+    uint64_t size = 0;
+    if (io_->file_size(fd_, &size) == 0) id.file_pages = size / page_size_;
+  }
+  WalRecovery r;
+  wal_ = Wal::open_writer(*io_, fd_, path_, id, true, r);
+  if (r.log_found) recovery_ = r;
 }
 
-CheckpointStats PageFile::checkpoint(
-    uint64_t checkpoint, uint32_t page_count,
-    const std::function<void(const CheckpointStats&, uint8_t*)>& fill_header) {
+CommitStats PageFile::commit(uint64_t commit_no, uint32_t page_count,
+                             const std::function<void(const CommitStats&, uint8_t*)>& fill_header) {
   if (!wal_) throw UsageError(fmt::format("{}: the write-ahead log is not enabled", path_));
-  return wal_->checkpoint(checkpoint, page_count, fill_header);
+  return wal_->commit(commit_no, page_count, fill_header);
 }
 
 }  // namespace pbtree

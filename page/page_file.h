@@ -2,10 +2,10 @@
 // the generic 16-byte page header (page/page_header.h, Firebird's `struct pag`).
 //
 // System calls go through an injectable Io (page/io.h; posix_io() by default). With the
-// write-ahead log enabled (enable_wal(), page/wal.h) page writes go to "<db>-wal"; a
-// checkpoint() commits them there, and they reach the file when that committed batch is
-// applied (at the next write or checkpoint, at close, or by recovery when the file is next
-// opened); opening a file recovers its log first.
+// write-ahead log enabled (enable_wal(), page/wal.h) page writes go to "<db>-wal"; commit()
+// commits them there, and they reach the file at the next checkpoint (before the next batch,
+// at close, or when the file is next opened, each deferred while readers hold snapshots).
+// Opening takes the file's locks (page/file_lock.h) and recovers or snapshots its log.
 #pragma once
 
 #include <cstdint>
@@ -26,12 +26,15 @@ namespace pbtree {
 /// concurrently.
 class PageFile {
  public:
-  /// Opens an existing file (O_RDWR if writable, else O_RDONLY). The page size is not known
-  /// here: callers read the header with read_raw() and then call set_page_size().
-  /// If "<path>-wal" exists: writable, a committed batch in it is replayed into the file and
-  /// the log emptied (Wal::recover); read-only, a committed batch is served from the log
-  /// (Wal::overlay). Throws IoError naming the path.
-  static PageFile open(const std::string& path, bool writable, Io& io = posix_io());
+  /// Opens an existing file. Writable: O_RDWR, takes the writer lock (page/file_lock.h),
+  /// waiting up to `busy_timeout_ms` (-1: default_busy_timeout_ms()), else LockedError; then
+  /// recovers "<path>-wal" (Wal::open_writer: checkpointed if no reader holds a snapshot,
+  /// else adopted). Read-only: O_RDONLY, takes a reader's snapshot (gate, then the readers
+  /// lock, held until the PageFile is destroyed) and serves the log's committed frames
+  /// (Wal::open_snapshot). The page size is not known here: callers read the header with
+  /// read_raw() and then call set_page_size(). Throws IoError naming the path, LockedError.
+  static PageFile open(const std::string& path, bool writable, Io& io = posix_io(),
+                       int busy_timeout_ms = -1);
   /// Creates a new file; throws IoError if it exists (O_EXCL) or cannot be created. A log
   /// "<path>-wal" left without its file cannot belong to the new one: it is removed (warning
   /// on stderr).
@@ -70,10 +73,9 @@ class PageFile {
   void enable_wal();
   /// The log, or nullptr (not enabled; read-only overlay of a committed batch otherwise).
   Wal* wal() const { return wal_.get(); }
-  /// Wal::checkpoint. Throws UsageError if the log is not enabled, IoError.
-  CheckpointStats checkpoint(
-      uint64_t checkpoint, uint32_t page_count,
-      const std::function<void(const CheckpointStats&, uint8_t*)>& fill_header);
+  /// Wal::commit. Throws UsageError if the log is not enabled, IoError.
+  CommitStats commit(uint64_t commit_no, uint32_t page_count,
+                     const std::function<void(const CommitStats&, uint8_t*)>& fill_header);
   /// What opening recovered from the log (writable opens).
   const WalRecovery& recovery() const { return recovery_; }
   /// The file id stored in the header page in the file itself (kFileIdOffset), or 0 if the
@@ -83,6 +85,7 @@ class PageFile {
 
  private:
   PageFile(Io& io, int fd, std::string path, uint32_t page_size);
+  DbIdentity identity() const;
   void pwrite_page(uint32_t page_no, const uint8_t* page);
   Io* io_ = nullptr;
   int fd_ = -1;

@@ -1,73 +1,69 @@
 // The write-ahead log of a pbtree file: redo of full page images in the side file
-// "<db>-wal" (as SQLite's WAL). Between checkpoints no byte of the db file changes: every
-// page write (buffer pool evictions and flushes) appends the page's image to the log as an
-// uncommitted frame, or overwrites the frame the page already has in the log, and reads of
-// such a page come from the log (a page number -> frame map).
+// "<db>-wal", in SQLite's WAL terms: a *commit* appends the changed pages' images and a commit
+// record to the log and syncs the log (the commit point); a *checkpoint* copies the newest
+// committed image of every page into the db file, syncs it and empties the log. Between
+// checkpoints no byte of the db file below the committed page count changes, so readers
+// that hold a snapshot (page/file_lock.h) read the file plus the log frames up to the last
+// commit record they saw, while the one writer appends behind them.
 //
-// A checkpoint is: (1) if the log still holds the previous checkpoint's committed batch,
-// apply it (its pages in place in the db file, fdatasync(db), empty the log: new salt,
-// truncate, header, fdatasync(log)); (2) append the header page's image and a commit record;
-// (3) fdatasync(log), the commit point and the checkpoint's last I/O. The committed batch
-// stays in the log, its pages served from there, until it is applied: before the next frame
-// is appended (the next eviction or checkpoint), when the file is closed, or by recovery at
-// the next open. So any I/O call of a checkpoint that fails leaves the previous checkpoint:
-// a failure in (1) leaves the previous batch committed in the log (replayed at open, which is
-// idempotent: the images are whole pages), one in (2) or (3) an uncommitted batch, which is
-// invalidated (commit record zeroed, log truncated, best effort) and in any case dropped at
-// open. Opening a file replays a log holding a complete, checksummed batch and drops anything
-// else, so the db file always equals its last completed checkpoint. Closing a writable file
-// applies a committed batch and removes the emptied log.
+// Writer: page writes (buffer pool evictions, the pages of a commit) append the image as an
+// uncommitted frame, or overwrite the frame the page already has in the open batch (never a
+// committed frame: readers may be using it). commit(): header page image + commit record,
+// fdatasync(log). Before the first frame of a new batch, at close and on request the writer
+// tries a checkpoint: it takes the gate and readers lock bytes exclusively without waiting
+// (checkpoint(wait_ms) may wait); if a reader holds a snapshot the checkpoint is deferred and
+// the log keeps growing, one batch per commit. A checkpoint writes the committed pages in
+// ascending page order, fdatasync(db), then resets the log (new salt, truncate to the header,
+// fdatasync(log)). Replaying is idempotent (whole pages), so a crash anywhere leaves the file
+// plus its log at the last commit.
 //
 // Log file layout (integers little-endian; CRC = CRC-32C, Castagnoli, reflected,
 // init/xorout FFFFFFFF, as the page checksums):
 //
-//   Log header, 40 bytes at offset 0 (log format version 2):
+//   Log header, 40 bytes at offset 0 (log format version 3):
 //     off size field
 //       0    8 magic "PBTWAL\r\n" (50 42 54 57 41 4C 0D 0A)
-//       8    4 log format version: 2
+//       8    4 log format version: 3 (2: one batch at most; 1: 32-byte header, no file id)
 //      12    4 page size of the db file (bytes)
 //      16    8 salt: random, new at every reset of the log; frames carry it
 //      24    8 file id: the identity of the db file the log belongs to (bytes 80..87 of
 //              its header page, page/file_header.h; 0 for a file that has none)
 //      32    4 CRC of bytes 0..31
 //      36    4 zero
-//   Version 1 logs (older builds) have a 32-byte header: bytes 0..23 as above (version 1),
-//   24 CRC of bytes 0..23, 28 zero; their frames start at offset 32 and they carry file id 0.
-//   They are still read (and replayed into a file whose id is 0); this build writes version 2.
+//   Version 1 logs: bytes 0..23 as above (version 1), 24 CRC of bytes 0..23, 28 zero; frames
+//   start at offset 32; file id 0. Versions 1 and 2 are still read (one batch); this build
+//   writes version 3.
 //
-//   Frame i (page image), 24 + page_size bytes at offset H + i × (24 + page_size), H the
-//   header size (40; 32 in a version 1 log):
+//   Then batches, back to back: each is frames followed by one commit record.
+//   Frame (page image), 24 + page_size bytes:
 //       0    4 kind: 1 (page image)
 //       4    4 page number
 //       8    8 salt (the log header's)
 //      16    4 CRC of bytes 0..15 followed by the page_size image bytes
 //      20    4 zero
-//      24  ps the page image, as it goes into the db file (its own checksum stamped)
+//      24  ps the page image, as it goes into the db file (its own checksum and page number
+//              stamped; both are checked before the frame is accepted)
 //
-//   Commit record, 40 bytes right after the last frame of the batch:
+//   Commit record, 40 bytes right after the last frame of its batch:
 //       0    4 kind: 2 (commit)
-//       4    4 frame count n of the batch (distinct pages; a page has one frame)
+//       4    4 frame count n of the batch (distinct pages; a page has one frame per batch)
 //       8    8 salt
-//      16    8 checkpoint number (the header page's checkpoint counter in this batch)
-//      24    4 page count of the db file after the checkpoint
+//      16    8 commit number (the header page's commit counter in this batch); strictly
+//              increasing along the log
+//      24    4 page count of the db file after the commit; every frame of the batch lies
+//              below it
 //      28    4 batch CRC: CRC of the n frame CRCs, 4 bytes each little-endian, frame order
 //      32    4 CRC of bytes 0..31
 //      36    4 zero
 //
-// A log is "committed" when its header is valid, frames 0..n-1 all carry the salt and a
-// good CRC, and the commit record that follows them has a good CRC, the salt, count n and the
-// batch CRC. Anything else (no commit record, a torn frame, a stale salt, garbage) is an
-// uncommitted batch and is discarded at open. A committed log whose file id differs from the
-// db file's is *stale* (left behind by another file of that name, e.g. one deleted after a
-// failed in-place write): it is never replayed; a writable open removes it, a read-only open
-// ignores it, each with a warning on stderr. Creating a new db file removes any log of that
-// name first (PageFile::create). The log holds one batch at most: it is emptied
-// after every checkpoint and recovery.
+// The committed state of a log is every batch up to the first frame or record that is
+// torn, carries another salt, has a bad CRC, or breaks a rule above; the newest frame of a
+// page in it wins. Anything after is an uncommitted tail: ignored by readers, cut off by
+// the writer. Recovery checks and the verdict per case: page/wal_scan.h, docs/FORMAT.md §3.
 //
-// Errors: an I/O error anywhere in a checkpoint (or in applying a committed batch before an
-// append) leaves the db at the previous checkpoint after reopen (see above). The Wal then
-// refuses every further read, write and checkpoint (IoError "...: the log failed earlier
-// (...); reopen the file"): the caller's cached pages no longer match any file state.
+// Errors: an I/O error anywhere in a commit or checkpoint leaves the file plus log at the
+// previous commit after reopen. The Wal then refuses every further read, write and commit
+// (IoError "...: the log failed earlier (...); reopen the file").
 #pragma once
 
 #include <cstdint>
@@ -81,38 +77,33 @@
 #include <pbtree/stats.h>
 
 #include "page/io.h"
+#include "page/wal_scan.h"
 
 namespace pbtree {
 
-inline constexpr uint8_t kWalMagic[8] = {0x50, 0x42, 0x54, 0x57, 0x41, 0x4C, 0x0D, 0x0A};
-inline constexpr uint32_t kWalVersion = 2;
-inline constexpr size_t kWalHeaderSize = 40;
-inline constexpr uint32_t kWalVersion1 = 1;
-inline constexpr size_t kWalHeaderSizeV1 = 32;
-inline constexpr size_t kWalFrameHeaderSize = 24;
-inline constexpr size_t kWalCommitSize = 40;
-
-/// The log of one db file. Thread-safe (one internal mutex); the db descriptor is borrowed.
+/// The log of one db file, opened by its writer or as a reader's snapshot. Thread-safe (one
+/// internal mutex); the db descriptor (and its locks) is borrowed.
 class Wal {
  public:
   /// "<db_path>-wal".
   static std::string log_path(const std::string& db_path);
 
-  /// Crash recovery for a writable open: if "<db>-wal" holds a committed batch of the file
-  /// `file_id` (the db file's identity, PageFile::file_id()), writes its pages into `db_fd`
-  /// and fdatasyncs it; then empties the log (length 0, fdatasync) and removes it. A
-  /// committed batch of another file id is stale: not replayed, removed with a warning on
-  /// stderr ("pbtree: warning: <log>: ..."). No log: nothing. Throws IoError.
-  static WalRecovery recover(Io& io, int db_fd, const std::string& db_path, uint64_t file_id);
-  /// For a read-only open: a Wal serving the pages of a committed batch of file `file_id`
-  /// still in the log (read() only), or nullptr if there is none (a stale batch of another
-  /// file id is ignored with a warning on stderr). Throws IoError.
-  static std::unique_ptr<Wal> overlay(Io& io, const std::string& db_path, uint64_t file_id);
-  /// Opens (creating if missing) the log of a writable db for new batches; recovers first as
-  /// recover() does, then resets the log (header with a new salt and `file_id`, fdatasync).
-  /// `page_size` in bytes. Throws IoError.
-  static std::unique_ptr<Wal> open(Io& io, int db_fd, const std::string& db_path,
-                                   uint32_t page_size, uint64_t file_id);
+  /// Writer (the caller holds the writer lock on `db_fd`): opens "<db>-wal" (regular file
+  /// only: O_NOFOLLOW | O_NONBLOCK, then fstat), checks it (wal_rejection) and either
+  /// checkpoints its committed batches into the db file, if no reader holds a snapshot, or
+  /// adopts them and cuts off the uncommitted tail. A log that may not be used is reset
+  /// (warning "pbtree: warning: <log>: ..." on stderr). Without a log: creates one if
+  /// `create`, else returns nullptr. Returns nullptr too when the log was checkpointed and
+  /// removed and `create` is false. `recovery` receives what was found. Throws IoError.
+  static std::unique_ptr<Wal> open_writer(Io& io, int db_fd, const std::string& db_path,
+                                          const DbIdentity& db, bool create,
+                                          WalRecovery& recovery);
+  /// Reader (the caller holds the readers lock): a Wal serving the committed frames of the
+  /// log as they are now (read() only), or nullptr if there is no log or it holds nothing
+  /// usable (a rejected log is ignored with a warning). Throws IoError (e.g. the log path is
+  /// a symbolic link, a FIFO or a directory).
+  static std::unique_ptr<Wal> open_snapshot(Io& io, const std::string& db_path,
+                                            const DbIdentity& db);
 
   ~Wal();
   Wal(const Wal&) = delete;
@@ -120,63 +111,65 @@ class Wal {
 
   const std::string& path() const { return log_path_; }
   uint32_t page_size() const { return page_size_; }
-  /// What the open found (open() only; overlay: what it serves).
   const WalRecovery& recovery() const { return recovery_; }
+  bool writable() const { return writable_; }
 
-  /// If page `page_no` has a frame in the log, copies its image into `out` (page_size bytes)
-  /// and returns true. Throws IoError.
+  /// If page `page_no` has a frame (writer: committed or not; snapshot: committed up to the
+  /// snapshot), copies its image into `out` (page_size bytes) and returns true. Throws IoError.
   bool read(uint32_t page_no, uint8_t* out);
   /// Appends the image of page `page_no` (page_size bytes, checksum already stamped) as an
-  /// uncommitted frame, or overwrites the page's frame. Throws IoError, UsageError (read-only).
+  /// uncommitted frame, or overwrites the page's frame in the open batch. The first frame of
+  /// a batch is preceded by a checkpoint attempt (without waiting). Throws IoError,
+  /// ReadOnlyError.
   void append(uint32_t page_no, const uint8_t* image);
-  /// Highest page number with a frame (committed or not), plus one; 0 if none.
+  /// Highest page number with a frame, plus one; 0 if none.
   uint32_t page_bound() const;
-  /// Pages with an uncommitted frame (the next checkpoint commits these, plus the header).
+  /// Pages with an uncommitted frame.
   uint32_t pending_pages() const;
+  /// Frames of committed batches not yet checkpointed.
+  uint32_t committed_frames() const;
+  /// Bytes of the log (header included) as this object knows it.
+  uint64_t size() const;
 
-  /// Checkpoint `checkpoint`: applies the previous committed batch if the log still holds it
-  /// (apply()); calls `fill_header(stats, page)` with what this checkpoint will cost (the
-  /// header page counted) to fill the header page (page 0; page_size bytes, page number and
-  /// checksum are stamped here) and logs it (no header if fill_header is empty); appends the
-  /// commit record with `db_page_count`; fdatasync(log), the last I/O. The batch stays in the
-  /// log (committed) until the next append, checkpoint, apply() or close. Returns the stats.
-  /// Throws IoError (see the error rules at the top).
-  CheckpointStats checkpoint(
-      uint64_t checkpoint, uint32_t db_page_count,
-      const std::function<void(const CheckpointStats&, uint8_t*)>& fill_header);
-  /// Writes a committed batch still in the log in place in ascending page order,
-  /// fdatasync(db), then empties the log (new salt, truncate, header, fdatasync). Nothing
-  /// if there is none. Throws IoError (the log keeps the batch for the next open).
-  void apply();
-  /// True if the log holds a committed batch not yet applied to the db file.
+  /// Commit `commit_no`: calls `fill_header(stats, page)` with what this commit will cost
+  /// (the header page counted) to fill the header page (page 0; page number and checksum
+  /// are stamped here) and logs it (no header if fill_header is empty); appends the commit
+  /// record with `db_page_count`; fdatasync(log), the commit point and last I/O. Returns the
+  /// stats. Throws IoError (see the error rules at the top), ReadOnlyError.
+  CommitStats commit(uint64_t commit_no, uint32_t db_page_count,
+                     const std::function<void(const CommitStats&, uint8_t*)>& fill_header);
+  /// Checkpoint (writer, no open batch): waits up to `wait_ms` ms for readers to drop their
+  /// snapshots (new readers wait meanwhile), then writes the committed pages into the db file,
+  /// fdatasync(db), and resets the log. Returns false if readers still hold snapshots
+  /// (deferred; nothing changed), true if done or there was nothing to do. Throws IoError
+  /// (the log keeps its batches for the next open), UsageError (uncommitted frames).
+  bool checkpoint(int wait_ms = 0);
+  /// True if the log holds committed batches not yet checkpointed.
   bool holds_committed_batch() const;
-  /// Drops the uncommitted frames (new salt, truncate, fdatasync); nothing if the log holds a
-  /// committed batch (there are none then). Throws IoError.
+  /// Drops the uncommitted frames (truncate to the last commit record, fdatasync). Throws
+  /// IoError.
   void rollback();
-  /// Stats of the last checkpoint of this session (zeros before the first).
-  CheckpointStats last_checkpoint() const;
-  /// Page numbers of the last checkpoint's batch (header included), ascending.
-  std::vector<uint32_t> last_checkpoint_pages() const;
+  /// Stats of the last commit of this session (zeros before the first).
+  CommitStats last_commit() const;
+  CommitStats last_checkpoint() const { return last_commit(); }
+  /// Page numbers of the last commit's batch (header included), ascending.
+  std::vector<uint32_t> last_commit_pages() const;
+  std::vector<uint32_t> last_checkpoint_pages() const { return last_commit_pages(); }
   /// True after an I/O error (everything but the accessors then throws).
   bool failed() const;
 
  private:
   Wal(Io& io, int db_fd, std::string db_path, int log_fd, uint32_t page_size, bool writable);
-  struct Frame {
-    uint32_t index;  // position in the log
-    uint32_t crc;    // frame CRC
-  };
-  uint64_t frame_offset(uint32_t index) const {
-    return header_size_ + uint64_t{index} * (kWalFrameHeaderSize + page_size_);
-  }
+  static int open_log(Io& io, const std::string& path, bool writable, bool create);
   void check_usable() const;  // mutex held
   void fail(const std::string& what);
   void reset_locked();  // new salt, truncate, header, fdatasync; mutex held
-  CheckpointStats checkpoint_locked(
-      uint64_t checkpoint, uint32_t db_page_count,
-      const std::function<void(const CheckpointStats&, uint8_t*)>& fill_header);
-  void append_locked(uint32_t page_no, const uint8_t* image);
-  void apply_locked();  // committed_ must be true; mutex held (or in the destructor)
+  void write_frame_locked(uint32_t page_no, const uint8_t* image);
+  // Copies committed frames into the db file and resets the log, if the locks can be had
+  // within wait_ms; `remove_log` also unlinks the emptied log while still holding them.
+  bool checkpoint_locked(int wait_ms, bool remove_log);
+  void truncate_tail_locked();  // cut the log at committed_end_, fdatasync
+  void adopt(const WalScan& s);
 
   Io& io_;
   int db_fd_ = -1;
@@ -188,12 +181,14 @@ class Wal {
   uint64_t salt_ = 0;
   uint64_t file_id_ = 0;                   // the db file's identity, in the log header
   uint64_t header_size_ = kWalHeaderSize;  // 32 when serving a version 1 log
-  std::map<uint32_t, Frame> frames_;       // page number -> its frame
-  bool committed_ = false;                 // frames_ are a committed batch not yet applied
-  uint32_t frame_count_ = 0;
-  std::vector<uint32_t> frame_crcs_;  // by frame index
+  std::map<uint32_t, WalFrame> committed_;  // page -> newest committed frame
+  std::map<uint32_t, WalFrame> pending_;    // page -> its frame in the open batch
+  std::vector<uint32_t> pending_crcs_;      // frame CRCs of the open batch, by position
+  uint32_t committed_count_ = 0;            // frames in committed batches
+  uint64_t committed_end_ = kWalHeaderSize; // end of the last commit record
+  uint64_t end_ = kWalHeaderSize;           // where the next frame goes
   WalRecovery recovery_;
-  CheckpointStats last_;
+  CommitStats last_;
   std::vector<uint32_t> last_pages_;
   std::string failure_;
   mutable std::mutex mutex_;

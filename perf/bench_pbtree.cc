@@ -4,6 +4,7 @@
 // (IndexFile::create_index + tree().insert, all pages in the pool, flushed outside the timing).
 #include <tbb/global_control.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -158,6 +159,44 @@ struct BulkInput {
   EntryBatch batch;
 };
 
+// batch_insert: BTree::insert_batch of rows / 10 random keys into a bulk-built index of
+// `rows` keys (bigint.decimal128), insert_batch + flush (the commit) timed.
+void register_batch_insert(uint64_t rows) {
+  const FormatCase fc = format_cases()[2];
+  const uint64_t batch_rows = std::max<uint64_t>(1, rows / 10);
+  benchmark::RegisterBenchmark(
+      bench_name("batch_insert", "pbtree", fc.label(), rows, "batch" + std::to_string(batch_rows))
+          .c_str(),
+      [fc, rows, batch_rows](benchmark::State& st) {
+        const Dataset& d = dataset(rows);
+        std::mt19937_64 rng(11);
+        KeyBuffer kb;
+        WallTimer wall;
+        for (auto _ : st) {
+          st.PauseTiming();
+          EntryBatch base, batch;
+          for (uint64_t i = 0; i < rows; ++i) base.add(make_key(fc, d.col[i], kb), i + 1, i);
+          for (uint64_t i = 0; i < batch_rows; ++i) {
+            batch.add(make_key(fc, static_cast<int64_t>(rng() % (4 * rows)), kb), rows + 1 + i, i);
+          }
+          auto dir = std::make_unique<TempDir>();
+          auto idx = IndexFile::open_or_create(dir->file("batch.pbt"), kBenchPageSize);
+          idx->bulk_load(make_def(fc, "COL", false), base);
+          st.ResumeTiming();
+          wall.time([&] {
+            idx->tree("COL").insert_batch(batch);
+            idx->flush();
+          });
+          st.PauseTiming();
+          idx.reset();
+          dir.reset();
+          st.ResumeTiming();
+        }
+        st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * batch_rows));
+        wall.finish(st, double(st.iterations() * batch_rows));
+      });
+}
+
 void register_bulk_build(uint64_t rows) {
   for (const FormatCase& fc : format_cases()) {
     for (int threads : {1, 2}) {
@@ -264,6 +303,7 @@ void register_pbtree(const std::vector<uint64_t>& scan_sizes) {
   }
   register_key_encode();
   register_bulk_build(build_rows());
+  register_batch_insert(build_rows());
   register_inserts(insert_rows());
 }
 

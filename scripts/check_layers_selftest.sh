@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-for d in util keys page node btree file tools include; do cp -r "$ROOT/$d" "$TMP/"; done
+for d in util keys page node btree file firebird tools include; do cp -r "$ROOT/$d" "$TMP/"; done
 "$ROOT/scripts/check_layers.sh" "$TMP" >/dev/null || { echo "selftest: clean copy fails"; exit 1; }
 echo '#include "btree/btree.h"' >> "$TMP/util/bytes.h"
 if out="$("$ROOT/scripts/check_layers.sh" "$TMP" 2>&1)"; then

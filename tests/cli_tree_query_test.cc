@@ -73,7 +73,7 @@ TEST_F(CliFindTest, MalformedValue) {
 
 TEST_F(CliFindTest, NullWithValueIsAnError) {
   auto r = run({"find", db_, "--index", "I", "--null", "1"});
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.code, 2);  // an argument-count error
   EXPECT_EQ(r.err, "pbtree: --null takes no VALUE\n");
 }
 

@@ -4,17 +4,75 @@
 // checkpointing (IndexFile::flush) after each batch and printing "C <batches done>" (flushed)
 // once the checkpoint has returned. Stops after BATCHES batches (default 1000000) unless killed.
 // Exit codes: 0 done, 1 error (message on stderr), 2 usage.
+// pbtree-crash-child --load DB NAME N | --create DB N: one bulk load of N entries into a new
+// index NAME of DB, or into a new file DB (tests/crash_load_kill_test.cc kills it).
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
 
 #include "btree/btree.h"
+#include "file/file_create.h"
 #include <pbtree/index_file.h>
 #include "crash_ops.h"
 
+namespace {
+
+// N entries (bigint key i, record number i) for a bulk load.
+pbtree::EntryBatch load_batch(uint64_t n) {
+  pbtree::EntryBatch batch;
+  for (uint64_t i = 0; i < n; ++i) {
+    batch.add(pbtree::crash::key_of(static_cast<int64_t>(i)), i, i);
+  }
+  return batch;
+}
+
+// --load DB NAME N: bulk-loads a new index NAME of N entries into DB. --create DB N: creates
+// DB (btree/file_create.h) holding index K of N entries. Both print "R" before they start and
+// "C 1" when done.
+int run_load_mode(int argc, char** argv) {
+  using namespace pbtree;
+  const std::string mode = argv[1];
+  if ((mode == "--load" && argc != 5) || (mode == "--create" && argc != 4)) {
+    std::fprintf(stderr, "usage: pbtree-crash-child --load DB NAME N | --create DB N\n");
+    return 2;
+  }
+  const std::string db = argv[2];
+  const uint64_t n = std::strtoull(argv[argc - 1], nullptr, 10);
+  try {
+    EntryBatch batch = load_batch(n);
+    IndexDefinition def = crash::index_definition();
+    def.unique = false;
+    if (mode == "--load") {
+      def.name = argv[3];
+      auto file = IndexFile::open(db, true);
+      std::printf("R\n");
+      std::fflush(stdout);
+      file->bulk_load(def, batch);
+    } else {
+      std::printf("R\n");
+      std::fflush(stdout);
+      if (!create_file_with(db, 4096, [&](IndexFile& f) { f.bulk_load(def, batch); })) {
+        std::fprintf(stderr, "pbtree-crash-child: %s exists\n", db.c_str());
+        return 1;
+      }
+    }
+    std::printf("C 1\n");
+    std::fflush(stdout);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pbtree-crash-child: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace pbtree;
+  if (argc >= 2 && (std::string(argv[1]) == "--load" || std::string(argv[1]) == "--create")) {
+    return run_load_mode(argc, argv);
+  }
   if (argc < 3) {
     std::fprintf(stderr, "usage: pbtree-crash-child DB SEED [BATCHES]\n");
     return 2;

@@ -85,7 +85,7 @@ TEST_F(WalFileIdentity, NewFileGetsANonzeroIdThatItsLogCarries) {
   EXPECT_NE(file_id_hex(db_), "0000000000000000");
   auto [db_bytes, log_bytes] = committed_log();
   ASSERT_EQ(log_bytes.size(), kWalHeaderSize + 2 * (24 + 4096) + 40);              // leaf + header
-  EXPECT_EQ(get_u32(reinterpret_cast<const uint8_t*>(log_bytes.data()) + 8), 2u);  // version
+  EXPECT_EQ(get_u32(reinterpret_cast<const uint8_t*>(log_bytes.data()) + 8), 3u);  // version
   EXPECT_EQ(
       fmt::format("{:016x}", get_u64(reinterpret_cast<const uint8_t*>(log_bytes.data()) + 24)),
       file_id_hex(db_));

@@ -96,7 +96,7 @@ TEST(WalLog, WritesStayInTheLogUntilTheCommittedBatchIsApplied) {
   w.file.read(2, page.data());
   EXPECT_EQ(page[100], 0xA2);
   EXPECT_EQ(log_size(tmp.path()), kWalHeaderSize + 24 + kPs);
-  w.file.checkpoint(1, 5, header);
+  w.file.commit(1, 5, header);
   // Committed: header frame and commit record appended, nothing in place yet.
   EXPECT_EQ(log_size(tmp.path()), kWalHeaderSize + 2 * (24 + kPs) + 40);
   EXPECT_TRUE(w.file.wal()->holds_committed_batch());
@@ -105,7 +105,7 @@ TEST(WalLog, WritesStayInTheLogUntilTheCommittedBatchIsApplied) {
   EXPECT_EQ(raw_byte(tmp.path(), 0), 0x10);
   w.file.read(0, page.data());
   EXPECT_EQ(page[100], 0xEE);
-  w.file.wal()->apply();
+  w.file.wal()->checkpoint();
   EXPECT_FALSE(w.file.wal()->holds_committed_batch());
   EXPECT_EQ(raw_byte(tmp.path(), 2), 0xA2);
   EXPECT_EQ(raw_byte(tmp.path(), 0), 0xEE);
@@ -117,7 +117,7 @@ TEST(WalLog, NextWriteAppliesTheCommittedBatchFirst) {
   make_db(tmp.path(), 0x10);
   WalFile w(tmp.path());
   w.put(2, 0xA2);
-  w.file.checkpoint(1, 5, header);
+  w.file.commit(1, 5, header);
   w.put(3, 0xA3);
   EXPECT_EQ(raw_byte(tmp.path(), 2), 0xA2);
   EXPECT_EQ(raw_byte(tmp.path(), 0), 0xEE);
@@ -132,7 +132,7 @@ TEST(WalLog, CloseAppliesTheCommittedBatchAndRemovesTheLog) {
   {
     WalFile w(tmp.path());
     w.put(4, 0xA4);
-    w.file.checkpoint(1, 5, header);
+    w.file.commit(1, 5, header);
     EXPECT_EQ(raw_byte(tmp.path(), 4), 0x14);
   }
   EXPECT_EQ(raw_byte(tmp.path(), 4), 0xA4);
@@ -146,9 +146,9 @@ TEST(WalLog, CommitSyncIsTheLastIoOfACheckpoint) {
   FaultyIo io;
   WalFile w(tmp.path(), io);
   w.put(1, 0xA1);
-  w.file.checkpoint(1, 5, header);
+  w.file.commit(1, 5, header);
   io.clear_trace();
-  w.file.checkpoint(2, 5, header);
+  w.file.commit(2, 5, header);
   const std::string db = tmp.path(), log = Wal::log_path(tmp.path());
   // Batch 1 in place (pages 0 and 1 read from the log, written, db synced), the log emptied
   // (truncate, new header, sync), then batch 2: header frame, commit record, sync.
@@ -167,13 +167,13 @@ TEST(WalLog, FailedCommitSyncLeavesThePreviousState) {
     WalFile w(tmp.path(), io);
     w.put(1, 0xA1);
     io.arm(FaultyIo::Op::Fdatasync, 1);  // the commit point
-    EXPECT_THROW(w.file.checkpoint(1, 5, header), IoError);
+    EXPECT_THROW(w.file.commit(1, 5, header), IoError);
     EXPECT_TRUE(io.fired());
   }
   PageFile f = PageFile::open(tmp.path(), true);
   EXPECT_FALSE(f.recovery().replayed);
-  EXPECT_EQ(page_byte(tmp.path(), 1), 0x11);
-  EXPECT_EQ(page_byte(tmp.path(), 0), 0x10);
+  EXPECT_EQ(page_byte(tmp.path(), 1, false), 0x11);
+  EXPECT_EQ(page_byte(tmp.path(), 0, false), 0x10);
   std::filesystem::remove(Wal::log_path(tmp.path()));
 }
 
@@ -186,8 +186,8 @@ TEST(WalLog, RewrittenPageKeepsOneFrame) {
   w.put(3, 0xC3);
   EXPECT_EQ(log_size(tmp.path()), kWalHeaderSize + 24 + kPs);
   EXPECT_EQ(w.file.wal()->pending_pages(), 1u);
-  w.file.checkpoint(1, 5, {});
-  w.file.wal()->apply();
+  w.file.commit(1, 5, {});
+  w.file.wal()->checkpoint();
   EXPECT_EQ(raw_byte(tmp.path(), 3), 0xC3);
 }
 
@@ -199,7 +199,7 @@ TEST(WalLog, CheckpointCountsOnlyChangedPagesAndHeader) {
   w.put(2, 0xA2);
   w.put(4, 0xB4);
   CheckpointStats seen;
-  CheckpointStats s = w.file.checkpoint(7, 5, [&](const CheckpointStats& st, uint8_t* page) {
+  CheckpointStats s = w.file.commit(7, 5, [&](const CheckpointStats& st, uint8_t* page) {
     seen = st;
     header(st, page);
   });
@@ -219,10 +219,10 @@ TEST(WalLog, NewPagesBeyondTheEndLiveInTheLog) {
   w.put(9, 0xA9);
   EXPECT_EQ(std::filesystem::file_size(tmp.path()), 5u * kPs);
   EXPECT_EQ(w.file.file_size(), 10u * kPs);
-  w.file.checkpoint(1, 10, {});
+  w.file.commit(1, 10, {});
   EXPECT_EQ(std::filesystem::file_size(tmp.path()), 5u * kPs);
   EXPECT_EQ(w.file.file_size(), 10u * kPs);
-  w.file.wal()->apply();
+  w.file.wal()->checkpoint();
   EXPECT_EQ(std::filesystem::file_size(tmp.path()), 10u * kPs);
   EXPECT_EQ(raw_byte(tmp.path(), 9), 0xA9);
 }
@@ -230,16 +230,23 @@ TEST(WalLog, NewPagesBeyondTheEndLiveInTheLog) {
 TEST(WalLog, UncommittedFramesAreDiscardedAtOpen) {
   TempPath tmp;
   make_db(tmp.path(), 0x10);
+  const std::string log = Wal::log_path(tmp.path()), crashed = tmp.path() + ".crashed-log";
   {
     WalFile w(tmp.path());
     w.put(1, 0xA1);
     w.put(2, 0xA2);
-  }  // "crash": no checkpoint
-  PageFile f = PageFile::open(tmp.path(), true);
-  EXPECT_TRUE(f.recovery().log_found);
-  EXPECT_FALSE(f.recovery().replayed);
-  EXPECT_EQ(f.recovery().discarded, 2u);
-  EXPECT_FALSE(std::filesystem::exists(Wal::log_path(tmp.path())));
+    // The log as a crash here would leave it (closing cuts the uncommitted frames off).
+    std::filesystem::copy_file(log, crashed);
+  }
+  EXPECT_FALSE(std::filesystem::exists(log));
+  std::filesystem::rename(crashed, log);
+  {
+    PageFile f = PageFile::open(tmp.path(), true);
+    EXPECT_TRUE(f.recovery().log_found);
+    EXPECT_FALSE(f.recovery().replayed);
+    EXPECT_EQ(f.recovery().discarded, 2u);
+    EXPECT_FALSE(std::filesystem::exists(log));
+  }
   EXPECT_EQ(page_byte(tmp.path(), 1), 0x11);
   EXPECT_EQ(page_byte(tmp.path(), 2), 0x12);
 }
@@ -251,9 +258,9 @@ void crash_after_commit(const std::string& path) {
   WalFile w(path, io);
   w.put(1, 0xA1);
   w.put(3, 0xA3);
-  w.file.checkpoint(1, 5, header);
+  w.file.commit(1, 5, header);
   io.arm(FaultyIo::Op::Pwrite, 1);
-  EXPECT_THROW(w.file.wal()->apply(), IoError);
+  EXPECT_THROW(w.file.wal()->checkpoint(), IoError);
   EXPECT_TRUE(io.fired());
 }
 
@@ -317,12 +324,12 @@ TEST(WalLog, TornCommitRecordIsDiscarded) {
     WalFile w(tmp.path(), io);
     w.put(1, 0xA1);
     io.arm(FaultyIo::Op::Pwrite, 2, FaultyIo::Mode::ShortWrite);  // the commit record
-    EXPECT_THROW(w.file.checkpoint(1, 5, header), IoError);
+    EXPECT_THROW(w.file.commit(1, 5, header), IoError);
   }
   PageFile f = PageFile::open(tmp.path(), true);
   EXPECT_FALSE(f.recovery().replayed);
-  EXPECT_EQ(page_byte(tmp.path(), 1), 0x11);
-  EXPECT_EQ(page_byte(tmp.path(), 0), 0x10);
+  EXPECT_EQ(page_byte(tmp.path(), 1, false), 0x11);
+  EXPECT_EQ(page_byte(tmp.path(), 0, false), 0x10);
   std::filesystem::remove(Wal::log_path(tmp.path()));
 }
 
@@ -356,7 +363,7 @@ TEST(WalLog, FailedLogRefusesFurtherWork) {
   } catch (const IoError& e) {
     EXPECT_NE(std::string(e.what()).find("reopen the file"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(w.file.checkpoint(1, 5, header), IoError);
+  EXPECT_THROW(w.file.commit(1, 5, header), IoError);
   std::filesystem::remove(Wal::log_path(tmp.path()));
 }
 

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <optional>
@@ -15,6 +17,11 @@
 #include <pbtree/index_file.h>
 #include <pbtree/keys.h>
 #include "util/bytes.h"
+#include "btree/level_stats.h"
+#include "page/file_lock.h"
+#include "tools/cmd_compare.h"
+#include "tools/cmd_firebird.h"
+#include "tools/cmd_report.h"
 #include "tools/csv_reader.h"
 #include "tools/demo.h"
 #include "tools/loader.h"
@@ -44,7 +51,25 @@ struct LoadArgs {
 struct StatArgs {
   std::string db, index;
   bool json = false, io = false, what_if = false;
+  bool firebird = false, system = false;  // --firebird: a Firebird 3 database (cmd_firebird.h)
+  bool levels = false;                    // --levels: btree/level_stats.h
+  std::string compare, compare_index;     // --compare B [--compare-index I]: cmd_compare.h
+  std::string table;
 };
+
+// --column / --recno-column: a 1-based column number (a short message, not CLI11's range).
+CLI::Validator column_number_check() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        size_t v = 0;
+        const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v == 0) {
+          return "columns are numbered from 1 (got '" + text.substr(0, 40) + "')";
+        }
+        return "";
+      },
+      "COLUMN");
+}
 
 // --type's value; an unknown type name is an argument error (exit 2).
 TypeSpec parse_type_argument(const std::string& text) {
@@ -100,6 +125,15 @@ void run_load(const LoadArgs& a, std::ostream& err) {
 }
 
 void run_stat(const StatArgs& a, std::ostream& out) {
+  if (!a.compare.empty()) {
+    out << compare_stats(CompareArgs{a.db, a.compare, a.index, a.compare_index});
+    return;
+  }
+  if (a.firebird) {
+    run_firebird_stat(
+        FirebirdStatArgs{a.db, {a.table, a.index, a.system}, a.json, a.what_if, a.levels}, out);
+    return;
+  }
   auto file = IndexFile::open(a.db);
   if (a.io) {
     // The last checkpoint's cost, from the header page (page/file_header.h, page/wal.h).
@@ -112,7 +146,7 @@ void run_stat(const StatArgs& a, std::ostream& out) {
   std::vector<IndexInfo> list;
   if (!a.index.empty()) {
     auto info = file->find_index(a.index);
-    if (!info) throw UsageError(fmt::format("{}: no index named {}", a.db, a.index));
+    if (!info) throw NotFoundError(fmt::format("{}: no index named {}", a.db, a.index));
     list.push_back(*info);
   } else {
     list = file->indexes();
@@ -140,6 +174,11 @@ void run_stat(const StatArgs& a, std::ostream& out) {
       text += format_json_object(info, stats, file->page_size(), choice ? &*choice : nullptr);
     } else {
       text += format_gstat_block(info, stats);
+      if (a.levels) {
+        text += format_tree_shape(analyze_tree_shape(
+            [&](uint32_t p, uint8_t* buf) { file->read_page(p, buf); }, info.root_page,
+            file->page_size(), file->page_count(), info.def.descending));
+      }
       if (choice) text += format_choice_line(info, *choice);
       text += format_extra_lines(info, stats, file->page_size());
     }
@@ -155,6 +194,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App app{"pbtree: paged B-tree index files with Firebird-format normalized keys"};
   app.name("pbtree");
   app.require_subcommand(1);
+  app.fallthrough();
+  int busy_timeout = 0;
+  app.add_option("--busy-timeout", busy_timeout,
+                 "Milliseconds a writing command waits for another writer to finish before "
+                 "failing with exit code 3 (default 0: fail at once)")
+      ->check(CLI::NonNegativeNumber);
+  app.set_version_flag("--version", std::string("pbtree ") + PBTREE_VERSION);
 
   KeyArgs key_args;
   CLI::App* key = app.add_subcommand("key", "Print the normalized key of each value as hex bytes");
@@ -182,13 +228,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->check(CLI::IsMember({"firebird", "compact"}));
   load->add_option("--page-size", load_args.page_size,
                    "Page size in bytes for a new file (must match an existing file)");
-  load->add_option("--input", load_args.input, "CSV input, plain or .zst")->required();
+  load->add_option("--input", load_args.input, "CSV input, plain or .zst; - reads standard input (plain or zstd)")->required();
   load->add_flag("--header", load_args.header, "The input's first line is a header");
   load->add_option("--column", load_args.column, "1-based column of the values (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(column_number_check());
   load->add_option("--recno-column", load_args.recno_column,
                    "1-based column of record numbers (default: row ordinal from 0)")
-      ->check(CLI::PositiveNumber);
+      ->check(column_number_check());
   load->add_flag("--progress", load_args.progress, "Progress messages on stderr");
   load->add_flag("--append", load_args.append,
                  "Insert into the existing index instead (all-or-nothing, durable at exit)");
@@ -217,6 +263,42 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   stat->add_flag("--what-if", stat_args.what_if,
                  "Predicted size in every key format x layout (a bulk build; no file written)")
       ->excludes(io_flag);
+  CLI::Option* fb_flag = stat->add_flag(
+      "--firebird", stat_args.firebird,
+      "DB is a Firebird 3 (ODS 12) database: gstat -r's table and index blocks, read-only");
+  stat->add_option("--table", stat_args.table, "With --firebird: only this table")->needs(fb_flag);
+  stat->add_flag("--system", stat_args.system, "With --firebird: system tables too")->needs(fb_flag);
+  fb_flag->excludes(io_flag);
+  CLI::Option* cmp = stat->add_option(
+      "--compare", stat_args.compare,
+      "Another file (pbtree or Firebird 3): the same-named indexes side by side with ratios");
+  stat->add_option("--compare-index", stat_args.compare_index,
+                   "With --compare: the index of the other file to set against --index")
+      ->needs(cmp);
+  cmp->excludes(io_flag);
+  stat->add_flag("--levels", stat_args.levels,
+                 "Per level: pages, nodes, fill, node length, unused bytes; leaves out of file "
+                 "order, NULL entries (text output)");
+
+  FirebirdImportArgs import_args;
+  CLI::App* import = app.add_subcommand(
+      "import", "Build a pbtree index from the entries of an index of a Firebird 3 database");
+  import->add_option("fdb", import_args.fdb, "Firebird database (read-only)")->required();
+  import->add_option("db", import_args.db, "pbtree index file (created if missing)")->required();
+  import->add_option("--index", import_args.index, "Firebird index name")->required();
+  import->add_option("--name", import_args.name, "Name of the new index (default: the same)");
+  import->add_option("--key-format", import_args.key_format,
+                     "Key format (default: the Firebird index's own)");
+  import->add_option("--layout", import_args.layout, "Node layout: firebird (default) or compact")
+      ->check(CLI::IsMember({"firebird", "compact"}));
+  import->add_option("--page-size", import_args.page_size,
+                     "Page size of a new file (default: the database's)");
+
+  std::string report_file, report_output;
+  CLI::App* report = app.add_subcommand(
+      "report", "Write one self-contained HTML page (inline SVG) about a pbtree or Firebird file");
+  report->add_option("file", report_file, "pbtree file or Firebird 3 database")->required();
+  report->add_option("-o,--output", report_output, "HTML file to write")->required();
 
   DemoOptions demo_args;
   CLI::App* demo =
@@ -233,6 +315,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   add_find_command(app, tree_commands);
   add_scan_command(app, tree_commands);
   add_verify_command(app, tree_commands);
+  add_checkpoint_command(app, tree_commands);
+  add_backup_command(app, tree_commands);
 
   try {
     app.parse(argc, argv);
@@ -241,16 +325,23 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return code == 0 ? 0 : 2;
   }
 
+  set_default_busy_timeout_ms(busy_timeout);
   try {
     if (*key) run_key(key_args, out);
     if (*load) run_load(load_args, err);
     if (*stat) run_stat(stat_args, out);
     if (*demo) run_demo(demo_args, out, err);
+    if (*import) run_firebird_import(import_args, out);
+    if (*report) run_report(report_file, report_output);
     tree_commands.run(out, err);
   } catch (const ArgumentError& e) {
     out.flush();
     err << "pbtree: " << e.what() << "\n";
     return 2;
+  } catch (const LockedError& e) {
+    out.flush();
+    err << "pbtree: " << e.what() << "\n";
+    return 3;
   } catch (const std::exception& e) {
     out.flush();
     err << "pbtree: " << e.what() << "\n";

@@ -72,7 +72,7 @@ void run_change(const ChangeArgs& a, bool insert) {
         }
       }
     } else if (!tree.contains(key.bytes(), recno)) {
-      throw UsageError(fmt::format("index {}: no entry ({}, {})", def.name, shown, recno));
+      throw NotFoundError(fmt::format("index {}: no entry ({}, {})", def.name, shown, recno));
     }
   }
   auto session = IndexSession::open(a.db, a.index, true);
@@ -185,8 +185,8 @@ uint64_t append_to_index(const std::string& db_path, const std::string& index,
   }
   session.reset();
   session = IndexSession::open(db_path, index, true);
-  BTree& writer = session->tree();
-  for (size_t i : order) writer.insert(batch.key(items[i]), items[i].recno);
+  // One merge-append (btree/batch_insert.cc): every leaf rewritten full, one tree change.
+  session->tree().insert_batch(batch);
   session->commit();
   return order.size();
 }

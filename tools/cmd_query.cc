@@ -8,6 +8,7 @@
 #include "tools/cli_errors.h"
 #include "tools/index_session.h"
 #include "tools/search_key.h"
+#include "tools/stat_format.h"
 #include "tools/tree_commands.h"
 
 namespace pbtree::tools {
@@ -26,6 +27,7 @@ struct ScanArgs {
   bool from_null = false, to_null = false, from_exclusive = false, to_exclusive = false;
   bool desc = false;
   uint64_t limit = 0;
+  std::string format = "raw";  // raw (value TAB recno, unescaped), tsv, csv, json
   CLI::Option* from_opt = nullptr;
   CLI::Option* to_opt = nullptr;
   CLI::Option* starting_opt = nullptr;
@@ -33,7 +35,7 @@ struct ScanArgs {
 
 void run_find(const FindArgs& a, std::ostream& out) {
   if (a.values.size() != (a.null ? 0u : 1u)) {
-    throw UsageError(a.null ? "--null takes no VALUE" : "expected one VALUE (or --null)");
+    throw ArgumentError(a.null ? "--null takes no VALUE" : "expected one VALUE (or --null)");
   }
   auto session = IndexSession::open(a.db, a.index, false);
   const IndexDefinition& def = session->info().def;
@@ -48,24 +50,75 @@ void run_find(const FindArgs& a, std::ostream& out) {
   out << text;
 }
 
-// Writes "value<TAB>recno" lines, at most `limit` (0: all), buffered.
+// One value as --format prints it: tsv escapes backslash, TAB, newline and CR (\\ \t \n \r)
+// and writes NULL as \N; csv quotes a value holding a comma, quote, CR or LF (RFC 4180, quotes
+// doubled) and writes NULL as an empty field; json writes strings for varchar, numbers
+// otherwise, null for NULL.
+std::string format_scan_value(const std::string& format, bool is_text, bool is_null,
+                              const std::string& v) {
+  if (format == "tsv") {
+    if (is_null) return "\\N";
+    std::string s;
+    for (char ch : v) {
+      switch (ch) {
+        case '\\': s += "\\\\"; break;
+        case '\t': s += "\\t"; break;
+        case '\n': s += "\\n"; break;
+        case '\r': s += "\\r"; break;
+        default: s += ch;
+      }
+    }
+    return s;
+  }
+  if (format == "csv") {
+    if (is_null) return "";
+    if (v.find_first_of(",\"\r\n") == std::string::npos && !v.empty()) return v;
+    std::string s = "\"";
+    for (char ch : v) s += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return s + "\"";
+  }
+  if (format == "json") {
+    if (is_null) return "null";
+    return is_text ? json_string(v) : v;
+  }
+  return v;
+}
+
+// Writes the entries in --format (raw / tsv: "value<TAB>recno" lines; csv: a header line
+// "value,record_number" and one line per entry; json: an array of {"value", "record_number"}
+// objects), at most `limit` (0: all), buffered.
 class ScanPrinter {
  public:
-  ScanPrinter(const IndexDefinition& def, uint64_t limit, std::ostream& out)
-      : def_(def), limit_(limit), out_(out) {}
-  ~ScanPrinter() { out_ << buf_; }
+  ScanPrinter(const IndexDefinition& def, uint64_t limit, std::ostream& out,
+              const std::string& format = "raw")
+      : def_(def), limit_(limit), out_(out), format_(format), null_(null_key(def.descending)) {
+    if (format_ == "csv") buf_ = "value,record_number\n";
+    if (format_ == "json") buf_ = "[";
+  }
+  ~ScanPrinter() {
+    if (format_ == "json") buf_ += count_ == 0 ? "]\n" : "\n]\n";
+    out_ << buf_;
+  }
   bool full() const { return limit_ != 0 && count_ >= limit_; }
   // One run of equal keys; record numbers printed ascending.
   void run(std::span<const uint8_t> key, std::vector<uint64_t>& recnos, bool reversed) {
     if (reversed) std::reverse(recnos.begin(), recnos.end());
     if (recnos.empty() || full()) return;
-    const std::string value = key_to_text(def_.type, def_.format, def_.descending, key);
+    const bool is_null = std::equal(key.begin(), key.end(), null_.begin(), null_.end());
+    const std::string value = format_scan_value(
+        format_, def_.type.type == ColumnType::Varchar, is_null,
+        key_to_text(def_.type, def_.format, def_.descending, key));
     for (uint64_t r : recnos) {
       if (full()) break;
-      buf_ += value;
-      buf_ += '\t';
-      buf_ += std::to_string(r);
-      buf_ += '\n';
+      if (format_ == "json") {
+        buf_ += count_ == 0 ? "\n  " : ",\n  ";
+        buf_ += "{\"value\": " + value + ", \"record_number\": " + std::to_string(r) + "}";
+      } else {
+        buf_ += value;
+        buf_ += format_ == "csv" ? ',' : '\t';
+        buf_ += std::to_string(r);
+        buf_ += '\n';
+      }
       ++count_;
     }
     if (buf_.size() > (1u << 16)) {
@@ -78,6 +131,8 @@ class ScanPrinter {
   const IndexDefinition& def_;
   uint64_t limit_;
   std::ostream& out_;
+  std::string format_;
+  std::vector<uint8_t> null_;
   std::string buf_;
   uint64_t count_ = 0;
 };
@@ -99,7 +154,7 @@ void run_scan(const ScanArgs& a, std::ostream& out) {
   const ScanPlan plan = plan_scan(def, req);
   if (plan.empty) return;
   BTree& tree = session->tree();
-  ScanPrinter printer(def, a.limit, out);
+  ScanPrinter printer(def, a.limit, out, a.format);
   auto padded = [&] {
     if (!plan.padded_equal) return;
     std::vector<uint64_t> r = tree.find(*plan.padded_equal);
@@ -111,19 +166,30 @@ void run_scan(const ScanArgs& a, std::ostream& out) {
   std::vector<uint8_t> run_key;
   std::vector<uint64_t> run_recnos;
   bool in_run = false;
+  uint32_t run_page = 0, run_offset = 0;  // where the run's first entry lies (for messages)
+  auto print_run = [&] {
+    try {
+      printer.run(run_key, run_recnos, backward);
+    } catch (const KeyError& e) {
+      throw CorruptError(fmt::format("{}: index {}: page {}, node at offset {}: {}", a.db,
+                                     def.name, run_page, run_offset, e.what()));
+    }
+  };
   for (Cursor c = tree.scan(plan.range); c.valid() && !printer.full(); c.next()) {
     std::span<const uint8_t> k = c.key();
     if (in_run && std::equal(k.begin(), k.end(), run_key.begin(), run_key.end())) {
       run_recnos.push_back(c.record_number());
       continue;
     }
-    if (in_run) printer.run(run_key, run_recnos, backward);
+    if (in_run) print_run();
+    run_page = c.page_number();
+    run_offset = c.node_offset();
     run_key.assign(k.begin(), k.end());
     run_recnos.clear();
     in_run = !(plan.skip_nulls && run_key == null);
     if (in_run) run_recnos.push_back(c.record_number());
   }
-  if (in_run) printer.run(run_key, run_recnos, backward);
+  if (in_run) print_run();
   if (req.descending) padded();
 }
 
@@ -160,7 +226,19 @@ void add_scan_command(CLI::App& app, TreeCommands& commands) {
   sub->add_flag("--desc", args->desc, "Descending value order");
   args->starting_opt = sub->add_option("--starting-with", args->starting_with,
                                        "Varchar indexes: values starting with these bytes");
-  sub->add_option("--limit", args->limit, "Print at most N entries (0: all)");
+  sub->add_option("--limit", args->limit, "Print at most N entries (0: all)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+              return "0 (all) or a positive count, not '" + text.substr(0, 40) +
+                     "'";
+            return "";
+          },
+          "N"));
+  sub->add_option("--format", args->format,
+                  "raw (default: value TAB record number, unescaped), tsv (\\t \\n \\r \\\\ "
+                  "escaped, NULL as \\N), csv (RFC 4180, header line, NULL empty), json")
+      ->check(CLI::IsMember({"raw", "tsv", "csv", "json"}));
   sub->footer(
       "Bounds are in value order whatever the index's direction. Values are converted to the\n"
       "index's type; one the column cannot hold exactly is rounded toward the inside of the\n"

@@ -4,9 +4,11 @@
 // corrupt pages: every page of the tree read with its checksum and page type checked, no
 // page reachable twice, (key, record number) strictly ascending along the whole leaf level
 // (so record numbers are unique per key and ascending within a run of duplicates), no two
-// equal non-NULL keys in a unique index. Over the whole file: every page is the header, the
-// index root page, a page of exactly one index, or a free page (type 9, or a released
-// b-tree page); the free list is walked to its end and holds no page of an index.
+// equal non-NULL keys in a unique index, every key decoded under the slot's (valid) type and
+// key format and re-encoded to the same bytes (tools/verify_keys.h). Over the whole file:
+// every page is the header, the index root page, a page of exactly one index, or a free page
+// (type 9, or a released b-tree page); the free list is walked to its end and holds no page of an index. Pages past
+// the header's page count (an uncommitted load's) are reported in a note.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -26,6 +28,7 @@
 #include "page/page_file.h"
 #include "tools/search_key.h"
 #include "tools/tree_commands.h"
+#include "tools/verify_keys.h"
 
 namespace pbtree::tools {
 
@@ -47,7 +50,8 @@ struct IndexFigures {
 };
 
 // The walk of one index; records owners of pages in `owner` (index id + 1; 0 = none).
-IndexFigures walk_index(const IndexInfo& info, const PageFile& file, uint32_t page_count,
+IndexFigures walk_index(const std::string& db, const IndexInfo& info, const PageFile& file,
+                        uint32_t page_count,
                         std::vector<uint32_t>& owner, const std::vector<IndexInfo>& all,
                         std::vector<std::string>& violations) {
   const uint32_t ps = file.page_size();
@@ -58,6 +62,13 @@ IndexFigures walk_index(const IndexInfo& info, const PageFile& file, uint32_t pa
   };
   IndexFigures fig;
   std::vector<uint8_t> buf(ps);
+  // Keys are decoded only under a valid slot type and key format (else that is the finding).
+  bool decode_keys = check_slot_type(info).empty();
+  try {
+    check_key_format(info.def.type, info.def.format);
+  } catch (const std::exception&) {
+    decode_keys = false;
+  }
   std::vector<uint32_t> level{info.root_page};
   std::optional<PageEntry> prev;  // previous leaf entry along the level
   int expected_level = -1;
@@ -99,6 +110,7 @@ IndexFigures walk_index(const IndexInfo& info, const PageFile& file, uint32_t pa
         for (const PageEntry& e : img.entries) next.push_back(e.page_number);
         continue;
       }
+      if (decode_keys) check_leaf_keys(db, info, buf.data(), ps, violations);
       for (size_t i = 0; i < img.entries.size(); ++i) {
         const PageEntry& e = img.entries[i];
         ++fig.entries;
@@ -140,7 +152,7 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
   std::vector<IndexInfo> indexes = index_file->indexes();
   if (!a.index.empty()) {
     auto info = index_file->find_index(a.index);
-    if (!info) throw UsageError(fmt::format("{}: no index named {}", a.db, a.index));
+    if (!info) throw NotFoundError(fmt::format("{}: no index named {}", a.db, a.index));
     indexes = {*info};
   }
   const uint32_t ps = index_file->page_size();
@@ -153,6 +165,7 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
   uint64_t btree_pages = 0, entries = 0;
   for (const IndexInfo& info : indexes) {
     // The slot's type and key format: a pair load would refuse cannot be read back.
+    for (std::string& v : check_slot_type(info)) violations.push_back(std::move(v));
     try {
       check_key_format(info.def.type, info.def.format);
     } catch (const std::exception& e) {
@@ -167,7 +180,7 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
     } catch (const std::exception& e) {
       violations.push_back(fmt::format("index {}: {}", info.def.name, e.what()));
     }
-    IndexFigures f = walk_index(info, file, page_count, owner, all, violations);
+    IndexFigures f = walk_index(a.db, info, file, page_count, owner, all, violations);
     btree_pages += f.pages;
     entries += f.entries;
   }
@@ -223,7 +236,26 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
     throw CommandFailed(fmt::format("verify: {}: {} violation{}", a.db, violations.size(),
                                     violations.size() == 1 ? "" : "s"));
   }
+  if (const uint32_t frames = index_file->log_committed_frames(); frames != 0) {
+    // Verify reads, never writes: the log is read through, not checkpointed.
+    out << fmt::format(
+        "log: {}-wal holds {} committed frame{} up to commit {}, not yet checkpointed: verified "
+        "through the log (pbtree checkpoint folds it into the file)\n",
+        a.db, frames, frames == 1 ? "" : "s", index_file->log_recovery().checkpoint);
+  }
   if (a.index.empty()) {
+    // Pages past the header's page count: a bulk load that never committed (killed, or failed
+    // without cutting them off) wrote them and nothing refers to them (the walk above reports
+    // any pointer past the count). Not a violation: the next writer cuts them off
+    // (docs/FORMAT.md 2.7).
+    const uint64_t file_pages = file.file_size() / ps;
+    if (file_pages > page_count) {
+      out << fmt::format(
+          "note: {}: {} page{} past the header's page count {} (pages {}..{}), left by a load "
+          "that did not commit: unreferenced; the next writer cuts them off\n",
+          a.db, file_pages - page_count, file_pages - page_count == 1 ? "" : "s", page_count,
+          page_count, file_pages - 1);
+    }
     out << fmt::format("OK: {}: {} index{}, {} pages (2 fixed, {} b-tree, {} free), {} entries\n",
                        a.db, indexes.size(), indexes.size() == 1 ? "" : "es", page_count,
                        btree_pages, free_pages, entries);

@@ -1,4 +1,5 @@
-// CsvReader: a growing byte buffer refilled from a ByteSource (file, zstd stream or string),
+// CsvReader: a growing byte buffer (bounded by the record limit) refilled from a ByteSource
+// (file, zstd stream or string), with per-column field limits checked while scanning,
 // a quote-aware scan for the end of each record, then an in-place split of the record into
 // fields ("" escapes are undone in place, which never lengthens a field).
 #include "tools/csv_reader.h"
@@ -14,7 +15,8 @@ namespace pbtree::tools {
 
 namespace {
 
-std::string format_message(const std::string& file, uint64_t line, const std::string& what) {
+std::string format_message(const std::string& path, uint64_t line, const std::string& what) {
+  const std::string file = path == "-" ? "<stdin>" : path;  // --input - (standard input)
   if (line == 0) return file + ": " + what;
   return file + ":" + std::to_string(line) + ": " + what;
 }
@@ -47,9 +49,14 @@ class FileSource : public ByteSource {
 class ZstdSource : public ByteSource {
  public:
   explicit ZstdSource(const std::string& path)
-      : file_(path), in_(ZSTD_DStreamInSize()), stream_(ZSTD_createDStream()) {
+      : ZstdSource(std::make_unique<FileSource>(path), path) {}
+  ZstdSource(std::unique_ptr<ByteSource> input, const std::string& path)
+      : file_(std::move(input)), in_(ZSTD_DStreamInSize()), stream_(ZSTD_createDStream()) {
     if (stream_ == nullptr) throw InputError(path, 0, "zstd: out of memory");
     ZSTD_initDStream(stream_);
+    // Decoder memory is bounded: frames needing a window over 2^27 bytes (128 MiB) are refused
+    // (zstd's own default, made explicit); the output goes to the reader's bounded buffer.
+    ZSTD_DCtx_setParameter(stream_, ZSTD_d_windowLogMax, 27);
     path_ = path;
   }
   ~ZstdSource() override { ZSTD_freeDStream(stream_); }
@@ -57,7 +64,7 @@ class ZstdSource : public ByteSource {
     ZSTD_outBuffer out{buf, n, 0};
     while (out.pos == 0) {
       if (in_buf_.pos == in_buf_.size && !in_eof_) {
-        size_t got = file_.read(in_.data(), in_.size());
+        size_t got = file_->read(in_.data(), in_.size());
         in_buf_ = ZSTD_inBuffer{in_.data(), got, 0};
         if (got == 0) in_eof_ = true;
       }
@@ -73,7 +80,7 @@ class ZstdSource : public ByteSource {
   }
 
  private:
-  FileSource file_;
+  std::unique_ptr<ByteSource> file_;
   std::string path_;
   std::vector<char> in_;
   ZSTD_DStream* stream_;
@@ -81,6 +88,53 @@ class ZstdSource : public ByteSource {
   bool in_eof_ = false;
   size_t last_ = 0;  // last ZSTD_decompressStream result: 0 at a frame end
 };
+
+// Standard input (--input -): its first bytes are read ahead to recognize a zstd frame
+// (magic 28 B5 2F FD), then handed out before the rest.
+class StdinSource : public ByteSource {
+ public:
+  StdinSource() {
+    while (head_.size() < 4) {
+      char c[4];
+      const size_t got = std::fread(c, 1, 4 - head_.size(), stdin);
+      if (got == 0) {
+        if (std::ferror(stdin)) {
+          throw InputError("-", 0, std::string("read error: ") + std::strerror(errno));
+        }
+        break;
+      }
+      head_.append(c, got);
+    }
+  }
+  bool zstd() const { return head_ == std::string("\x28\xB5\x2F\xFD", 4); }
+  size_t read(char* buf, size_t n) override {
+    if (pos_ < head_.size()) {
+      const size_t k = std::min(n, head_.size() - pos_);
+      std::memcpy(buf, head_.data() + pos_, k);
+      pos_ += k;
+      return k;
+    }
+    const size_t got = std::fread(buf, 1, n, stdin);
+    if (got == 0 && std::ferror(stdin)) {
+      throw InputError("-", 0, std::string("read error: ") + std::strerror(errno));
+    }
+    return got;
+  }
+
+ private:
+  std::string head_;
+  size_t pos_ = 0;
+};
+
+std::unique_ptr<ByteSource> open_source(const std::string& path) {
+  if (path == "-") {
+    auto in = std::make_unique<StdinSource>();
+    if (in->zstd()) return std::make_unique<ZstdSource>(std::move(in), path);
+    return in;
+  }
+  if (ends_with(path, ".zst")) return std::make_unique<ZstdSource>(path);
+  return std::make_unique<FileSource>(path);
+}
 
 class StringSource : public ByteSource {
  public:
@@ -108,9 +162,7 @@ CsvReader::CsvReader(std::unique_ptr<ByteSource> source, std::string name)
     : source_(std::move(source)), name_(std::move(name)), buf_(kInitialBuffer) {}
 
 CsvReader::CsvReader(const std::string& path)
-    : CsvReader(ends_with(path, ".zst") ? std::unique_ptr<ByteSource>(new ZstdSource(path))
-                                        : std::unique_ptr<ByteSource>(new FileSource(path)),
-                path) {}
+    : CsvReader(open_source(path), path) {}
 
 CsvReader CsvReader::from_string(std::string_view text, const std::string& name) {
   return CsvReader(std::make_unique<StringSource>(text), name);
@@ -126,7 +178,13 @@ bool CsvReader::fill() {
     end_ -= pos_;
     pos_ = 0;
   }
-  if (end_ == buf_.size()) buf_.resize(buf_.size() * 2);
+  if (end_ == buf_.size()) {
+    // One record fills the buffer: grow it, up to the record limit.
+    if (end_ >= max_record_) {
+      too_long("record", 0, end_, max_record_, "the longest record this reader takes");
+    }
+    buf_.resize(std::min(buf_.size() * 2, std::max(max_record_ + 1, buf_.size())));
+  }
   size_t got = source_->read(buf_.data() + end_, buf_.size() - end_);
   if (got == 0) {
     eof_ = true;
@@ -144,6 +202,7 @@ bool CsvReader::next() {
   bool in_quotes = false, at_start = true, just_closed = false;
   uint64_t inner_newlines = 0;
   bool found = false;
+  size_t field = 0, field_start = pos_;  // the current field and its first byte
   for (;;) {
     const char* p = buf_.data();
     for (; i < end_; ++i) {
@@ -166,25 +225,78 @@ bool CsvReader::next() {
           break;
         }
         at_start = c == ',';
+        if (at_start) {
+          check_field(field, field_start, i);
+          ++field;
+          field_start = i + 1;
+        }
       }
     }
     if (found) break;
+    check_field(field, field_start, i);  // a field still open: refused before more is read
     const size_t offset = i - pos_;
+    const size_t field_offset = field_start - pos_;
     const bool more = fill();  // may move the unread data to the buffer start
     i = pos_ + offset;
+    field_start = pos_ + field_offset;
     if (!more) {
       if (in_quotes) throw InputError(name_, next_line_, "unterminated quoted field");
       break;
     }
   }
+  size_t record_end = i;
+  check_field(field, field_start, record_end > field_start && buf_[record_end - 1] == '\r'
+                                      ? record_end - 1
+                                      : record_end);
   record_line_ = next_line_;
   next_line_ += inner_newlines + 1;
-  size_t record_end = i;
   size_t content_end = record_end;
   if (content_end > pos_ && buf_[content_end - 1] == '\r') --content_end;
   parse_record(pos_, content_end);
   pos_ = found ? record_end + 1 : record_end;
   return true;
+}
+
+void CsvReader::limit_field(size_t column, size_t max_bytes, std::string why) {
+  if (field_limits_.size() <= column) {
+    field_limits_.resize(column + 1, 0);
+    field_why_.resize(column + 1);
+  }
+  field_limits_[column] = max_bytes;
+  field_why_[column] = std::move(why);
+}
+
+void CsvReader::check_field_slow(size_t field, size_t start, size_t end) const {
+  size_t length = end - start;
+  // A quoted field's limit is on its content: the two quotes do not count (an escaped ""
+  // counts two).
+  if (buf_[start] == '"' && length >= 2) {
+    const bool closed = buf_[end - 1] == '"' && end - start >= 2;
+    length -= closed ? 2 : 1;
+  }
+  if (length > field_limits_[field]) {
+    too_long(("column " + std::to_string(field + 1) + ": field").c_str(), start, end - start,
+             field_limits_[field], field_why_[field]);
+  }
+}
+
+void CsvReader::too_long(const char* what, size_t start, size_t length, size_t limit,
+                         const std::string& why) const {
+  std::string shown;
+  const size_t n = std::min<size_t>(length, 80);
+  for (size_t k = 0; k < n; ++k) {
+    const unsigned char c = static_cast<unsigned char>(buf_[start + k]);
+    if (c >= 0x20 && c < 0x7F && c != '\\') {
+      shown += static_cast<char>(c);
+    } else {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\x%02X", c);
+      shown += esc;
+    }
+  }
+  throw InputError(name_, next_line_,
+                   std::string(what) + " longer than " + std::to_string(limit) + " bytes (" + why +
+                       "): starts '" + shown + "'");
 }
 
 void CsvReader::parse_record(size_t begin, size_t end) {

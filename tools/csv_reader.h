@@ -42,8 +42,9 @@ class ByteSource {
 /// unquoted field is an error. The final line needs no line end.
 class CsvReader {
  public:
-  /// Opens `path`; a name ending in ".zst" is decompressed while reading. Throws InputError
-  /// ("<path>: cannot open: <strerror>").
+  /// Opens `path`; a name ending in ".zst" is decompressed while reading. "-" reads standard
+  /// input (zstd-compressed if it starts with a zstd frame; messages name it "<stdin>").
+  /// Throws InputError ("<path>: cannot open: <strerror>").
   explicit CsvReader(const std::string& path);
   /// Reads from `text` (copied); `name` is the file name used in messages.
   static CsvReader from_string(std::string_view text, const std::string& name);
@@ -63,7 +64,29 @@ class CsvReader {
   /// The name given at construction (for messages).
   const std::string& name() const { return name_; }
 
+  /// Longest record by default (bytes, quotes and separators included): the buffer never
+  /// grows past it.
+  static constexpr size_t kMaxRecordBytes = size_t{64} << 20;
+  /// Refuses, with an InputError as soon as the reader sees it, a field `column` (0-based)
+  /// longer than `max_bytes` (unquoted, or quoted without its two quotes): "<file>:<line>:
+  /// column <column + 1>: field longer than <max_bytes> bytes (<why>): starts '<its first
+  /// 80 bytes, non-printable ones as \xNN>'". Other columns are bounded by the record limit.
+  void limit_field(size_t column, size_t max_bytes, std::string why);
+  /// Refuses a record longer than `max_bytes` (default kMaxRecordBytes) the same way.
+  void limit_record(size_t max_bytes) { max_record_ = max_bytes; }
+
  private:
+  // Throws the InputError of a field or record that is too long, starting at buf_[start].
+  [[noreturn]] void too_long(const char* what, size_t start, size_t length, size_t limit,
+                             const std::string& why) const;
+  // At the end of field `field` (raw bytes [start, end)): its limit.
+  void check_field(size_t field, size_t start, size_t end) const {
+    if (field < field_limits_.size() && field_limits_[field] != 0 &&
+        end - start > field_limits_[field]) {
+      check_field_slow(field, start, end);
+    }
+  }
+  void check_field_slow(size_t field, size_t start, size_t end) const;
   CsvReader(std::unique_ptr<ByteSource> source, std::string name);
   bool fill();  // reads more bytes to the buffer end; false at EOF
   void parse_record(size_t begin, size_t end);
@@ -78,6 +101,9 @@ class CsvReader {
   uint64_t record_line_ = 0;
   std::vector<std::string_view> fields_;
   std::vector<uint8_t> quoted_;
+  std::vector<size_t> field_limits_;  // per column; 0 = none
+  std::vector<std::string> field_why_;
+  size_t max_record_ = kMaxRecordBytes;
 };
 
 }  // namespace pbtree::tools

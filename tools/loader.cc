@@ -12,6 +12,8 @@
 #include <ostream>
 #include <vector>
 
+#include "file/file_create.h"
+
 namespace pbtree::tools {
 
 namespace {
@@ -32,6 +34,12 @@ uint64_t parse_recno(std::string_view text, const CsvReader& reader, size_t colu
 
 uint64_t read_entries(CsvReader& reader, const ColumnSource& source, EntryBatch& batch) {
   if (source.column == 0) throw InputError(reader.name(), 0, "columns are numbered from 1");
+  // No key reaches page_size / 4 bytes, so a longer field is refused as soon as it is seen
+  // (not buffered whole, not echoed whole into the error).
+  const std::string why = fmt::format("keys of {}-byte pages are shorter than {} bytes",
+                                      source.page_size, source.page_size / 4);
+  reader.limit_field(source.column - 1, source.page_size / 4, why);
+  if (source.recno_column != 0) reader.limit_field(source.recno_column - 1, source.page_size / 4, why);
   KeyBuffer key;
   uint64_t row = 0;
   bool skip_header = source.header;
@@ -77,7 +85,26 @@ IndexInfo bulk_load_from(IndexFile& file, const IndexDefinition& def, EntryBatch
     return file.bulk_load(def, batch);
   } catch (const DuplicateKeyError& e) {
     uint64_t later = std::max(e.tag_a, e.tag_b), earlier = std::min(e.tag_a, e.tag_b);
-    throw InputError(input_name, later, fmt::format("{} (same key as line {})", e.what(), earlier));
+    // The value as `load --append` shows it (tags are input lines, one entry each).
+    const EntryBatch::Item* a = nullptr;
+    const EntryBatch::Item* b = nullptr;
+    for (const EntryBatch::Item& it : batch.items()) {
+      if (it.tag == earlier && !a) a = &it;
+      if (it.tag == later && !b) b = &it;
+    }
+    if (!a || !b) {
+      throw InputError(input_name, later,
+                       fmt::format("{} (same key as line {})", e.what(), earlier));
+    }
+    const std::string value = key_to_text(def.type, def.format, def.descending, batch.key(*a));
+    if (a->recno == b->recno) {
+      throw InputError(input_name, later,
+                       fmt::format("entry ({}, {}) appears twice (same as line {})", value,
+                                   a->recno, earlier));
+    }
+    throw InputError(input_name, later,
+                     fmt::format("unique index {}: value {} appears twice (same as line {})",
+                                 def.name, value, earlier));
   }
 }
 
@@ -111,6 +138,10 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
                           std::ostream* progress, KeyFormatChoice* choice) {
   IndexDefinition def = def_in;
   if (def.auto_format) def.format = default_key_format(def.type);
+  if (def.auto_format && input == "-") {
+    // The sample is taken from a first full read and the input read again (issue 11 item 6).
+    throw UsageError("--key-format auto reads the input twice: not with --input - (standard input)");
+  }
   check_key_format(def.type, def.format);
   std::error_code ec;
   const bool exists = std::filesystem::exists(db_path, ec);
@@ -158,22 +189,22 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
     }
   }
 
-  bool created = false;
-  if (!file) {
-    file = IndexFile::open_or_create(db_path, page_size);
-    created = true;
-  }
-  try {
+  if (file) {
     IndexInfo info = bulk_load_from(*file, def, batch, input);
     if (progress) *progress << fmt::format("pbtree: built index {} ({} entries)\n", def.name, rows);
     return info;
-  } catch (...) {
-    if (created) {
-      file.reset();
-      std::filesystem::remove(db_path, ec);
-    }
-    throw;
   }
+  // A new file: built whole under a temporary name and moved into place only then
+  // (btree/file_create.h), so a failed or killed load leaves no file at db_path.
+  IndexInfo info;
+  if (!create_file_with(db_path, page_size,
+                        [&](IndexFile& f) { info = bulk_load_from(f, def, batch, input); })) {
+    throw UsageError(fmt::format(
+        "{}: created by another process during this load: left as it is, nothing loaded",
+        db_path));
+  }
+  if (progress) *progress << fmt::format("pbtree: built index {} ({} entries)\n", def.name, rows);
+  return info;
 }
 
 }  // namespace pbtree::tools

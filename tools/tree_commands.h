@@ -52,6 +52,11 @@ void add_scan_command(CLI::App& app, TreeCommands& commands);
 /// `pbtree verify DB [--index NAME]`.
 void add_verify_command(CLI::App& app, TreeCommands& commands);
 
+/// `pbtree checkpoint DB [--wait MS]` (tools/cmd_share.cc).
+void add_checkpoint_command(CLI::App& app, TreeCommands& commands);
+/// `pbtree backup DB DEST` (tools/cmd_share.cc).
+void add_backup_command(CLI::App& app, TreeCommands& commands);
+
 /// `pbtree load --append`: reads every row of `input` as load does (value column, record
 /// numbers), checks everything first (values, key lengths, duplicate pairs within the input
 /// and against the index, equal non-NULL keys in a unique index), then inserts the entries

@@ -1,31 +1,73 @@
-// Error types of the page layer and above: I/O failures and files or pages that are not
-// what they claim to be. Every message names the file and, where there is one, the page.
+// Error types of pbtree: one base, pbtree::Error, and a kind per expected outcome, so a caller
+// can tell a busy file from a corrupt one without parsing messages. Every message names the
+// file and, where there is one, the page; values appear as the CLI prints them. The kinds
+// and the CLI exit code of each are listed in docs/LIBRARY.md.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
+#include <string>
 
 namespace pbtree {
 
-/// A system call on the index file failed (open, pread, pwrite, fsync, ftruncate); the
-/// message holds the path, the page number if any, and strerror(errno).
-class IoError : public std::runtime_error {
+/// Base of every error pbtree throws on purpose.
+class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// A system call on the index file or its log failed (open, pread, pwrite, fdatasync,
+/// ftruncate, fcntl); the message holds the path, the page number if any, and
+/// strerror(errno). `error_number` (errno, 0 if unknown), `operation` ("fdatasync") and
+/// `file` are set where the call site knows them.
+class IoError : public Error {
+ public:
+  explicit IoError(const std::string& what) : Error(what) {}
+  IoError(const std::string& what, int error_number, std::string operation, std::string file)
+      : Error(what),
+        error_number(error_number),
+        operation(std::move(operation)),
+        file(std::move(file)) {}
+  int error_number = 0;
+  std::string operation;
+  std::string file;
 };
 
 /// The file or a page in it is malformed: wrong magic, unknown format version or page size,
 /// truncated file, bad checksum, a page type that does not belong where it is found, node or
 /// length fields out of bounds. The message names the file, page number and page type.
-class CorruptError : public std::runtime_error {
+class CorruptError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 /// A request that contradicts the file's contents: an index name that exists or does not,
 /// a page size that differs from the file's, a duplicate in a unique index.
-class UsageError : public std::runtime_error {
+class UsageError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
+};
+
+/// Another IndexFile (in this or another process) holds the lock this open or checkpoint
+/// needs: the writer lock (a second writer), or, for a checkpoint that must wait, readers
+/// holding snapshots. `file` is the db path. CLI exit code 3.
+class LockedError : public Error {
+ public:
+  LockedError(const std::string& what, std::string file) : Error(what), file(std::move(file)) {}
+  std::string file;
+};
+
+/// Something named is not there: no index of that name, no entry (key, record number) to
+/// remove. The message names the file or index and shows the value as the CLI prints it.
+class NotFoundError : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
+
+/// A change (insert, remove, load, commit, checkpoint) on a file opened read-only.
+class ReadOnlyError : public UsageError {
+ public:
+  using UsageError::UsageError;
 };
 
 }  // namespace pbtree

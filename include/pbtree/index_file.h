@@ -61,7 +61,9 @@ class BTree;
 /// BTree objects from tree() take many concurrent readers plus one writer.
 class IndexFile {
  public:
-  /// Opens `path`, creating it with `page_size` if it does not exist. page_size 0 means: the
+  /// Opens `path`, creating it with `page_size` if it does not exist (under a temporary name
+  /// moved into place, never over a file another process created meanwhile: that one is
+  /// opened instead; btree/file_create.h). page_size 0 means: the
   /// existing file's size, or kDefaultPageSize for a new file. Throws UsageError if the file
   /// exists with another page size or page_size is not in kPageSizes; IoError, CorruptError.
   static std::unique_ptr<IndexFile> open_or_create(const std::string& path, uint32_t page_size);
@@ -70,9 +72,40 @@ class IndexFile {
   /// batch from the log without writing). Writable opens start the log. All system calls go
   /// through `io` (tests inject page/io.h's FaultyIo). Throws IoError (missing file),
   /// CorruptError.
+  /// Writable: the one writer of the file; a second writer anywhere (another process or
+  /// another IndexFile here) waits up to `busy_timeout_ms` ms (-1: default_busy_timeout_ms()
+  /// of page/file_lock.h, 0 at start) and then gets LockedError. Read-only: a snapshot of the
+  /// last commit, held until the object is destroyed (it defers checkpoints meanwhile).
+  /// Processes, locks and the log: docs/LIBRARY.md, docs/FORMAT.md §3.
   static std::unique_ptr<IndexFile> open(const std::string& path, bool writable = false,
-                                         Io& io = posix_io());
+                                         Io& io = posix_io(), int busy_timeout_ms = -1);
+  /// Rolls back what was not committed (the same whether the scope is left normally or by an
+  /// exception), then closes; never throws. Call commit() or close() to keep changes.
   ~IndexFile();
+
+  /// Commit: makes every change through tree() durable (the log written and synced; see
+  /// flush(), the former name). Throws IoError (the file must then be reopened and is at the
+  /// previous commit), ReadOnlyError.
+  void commit();
+  /// Commits pending changes, tries a checkpoint (without waiting for readers) and closes the
+  /// file, releasing its locks. Throws IoError if any of it fails (the file is then closed
+  /// and, reopened, equals the last successful commit). Afterwards only the destructor may
+  /// be called. A read-only file just closes.
+  void close();
+  /// Checkpoint: commits, then copies the committed log into the file and empties the log,
+  /// so that the file alone is complete. Waits up to `wait_ms` ms for readers holding older
+  /// snapshots; returns false if they still do (nothing changed), true when done. Throws
+  /// IoError, ReadOnlyError.
+  bool checkpoint(int wait_ms = 0);
+  /// Writes a consistent copy of the last commit (this object's snapshot when read-only;
+  /// a writer commits first) to the new file `dest` as one complete file without a log:
+  /// through a temporary file in dest's directory, fsynced, then renamed without replacing
+  /// (an existing dest is refused). Throws IoError, UsageError (dest exists).
+  void backup(const std::string& dest);
+  /// What opening found in the log (page/wal.h).
+  WalRecovery log_recovery() const;
+  /// Frames of committed batches still only in the log (0: the file alone is complete).
+  uint32_t log_committed_frames() const;
 
   const std::string& path() const;
   uint32_t page_size() const;
@@ -118,7 +151,7 @@ class IndexFile {
   /// Frames of the buffer pool behind tree(); default BufferPool::kDefaultBytes worth. Only
   /// before the first tree() call (UsageError after).
   void set_cache_frames(size_t frames);
-  /// Checkpoint: makes every change through tree() durable. The previous checkpoint's batch
+  /// commit()'s former name. Makes every change through tree() durable. The previous checkpoint's batch
   /// goes into the file if the log still holds it; then the dirty pages, the index root page
   /// (if a root changed), the freed pages (as free-list pages) and the header (checkpoint
   /// counter + 1, page count, free list, this checkpoint's cost) go to the log with a commit

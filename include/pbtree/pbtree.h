@@ -7,4 +7,5 @@
 #include <pbtree/io.h>
 #include <pbtree/keys.h>
 #include <pbtree/stats.h>
+#include <pbtree/typed_index.h>
 #include <pbtree/types.h>

@@ -36,24 +36,27 @@ struct TreeCheck {
   double avg_leaf_fill = 0;           ///< mean (btr_length - 39) / (page_size - 39), 0..1
 };
 
-/// What one checkpoint cost. Also kept in the header page (page/file_header.h).
-struct CheckpointStats {
-  uint64_t checkpoint = 0;     ///< checkpoint number (header counter)
+/// What one commit cost. Also kept in the header page (page/file_header.h).
+struct CommitStats {
+  uint64_t checkpoint = 0;     ///< commit number (header counter; the old name stays)
   uint32_t pages_written = 0;  ///< pages of the batch, header included: logged at the commit,
-                               ///< written in place when the log is applied
+                               ///< written in place when the log is checkpointed
   uint64_t bytes_written = 0;  ///< bytes those pages take in place: pages_written × page_size
   uint64_t bytes_synced = 0;   ///< bytes of the batch in the log made durable by fdatasync:
                                ///< frames × (24 + page_size) + 40
 };
+/// The former name of CommitStats (before "commit" and "checkpoint" took SQLite's meanings).
+using CheckpointStats = CommitStats;
 
 /// What opening found in the log.
 struct WalRecovery {
   bool log_found = false;   ///< "<db>-wal" existed
-  bool replayed = false;    ///< a committed batch was written into the db file
-  uint32_t pages = 0;       ///< pages of that batch
-  uint64_t checkpoint = 0;  ///< its checkpoint number
+  bool replayed = false;    ///< committed batches were checkpointed into the db file
+  bool deferred = false;    ///< committed batches stay in the log (a reader holds a snapshot)
+  uint32_t pages = 0;       ///< pages of those batches
+  uint64_t checkpoint = 0;  ///< their last commit number
   uint32_t discarded = 0;   ///< uncommitted frames dropped
-  bool stale = false;       ///< a committed batch of another file (file id) was dropped
+  bool stale = false;       ///< a committed log that may not be used was dropped
 };
 
 }  // namespace pbtree

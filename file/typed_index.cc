@@ -1,0 +1,135 @@
+// TypedIndex: keys from typed values under one index's type, format and direction (see
+// <pbtree/typed_index.h>).
+#include <pbtree/typed_index.h>
+
+#include <fmt/format.h>
+
+#include "util/bytes.h"
+
+#include <algorithm>
+
+#include "btree/btree.h"
+
+namespace pbtree {
+
+struct IndexCursor::State {
+  Cursor cursor;
+};
+
+IndexCursor::IndexCursor(std::unique_ptr<State> state) : state_(std::move(state)) {}
+IndexCursor::IndexCursor(IndexCursor&&) noexcept = default;
+IndexCursor& IndexCursor::operator=(IndexCursor&&) noexcept = default;
+IndexCursor::~IndexCursor() = default;
+bool IndexCursor::valid() const { return state_ && state_->cursor.valid(); }
+std::span<const uint8_t> IndexCursor::key() const { return state_->cursor.key(); }
+uint64_t IndexCursor::record_number() const { return state_->cursor.record_number(); }
+uint32_t IndexCursor::page_number() const { return state_->cursor.page_number(); }
+uint32_t IndexCursor::node_offset() const { return state_->cursor.node_offset(); }
+void IndexCursor::next() { state_->cursor.next(); }
+
+TypedIndex::TypedIndex(IndexFile& file, const std::string& name) : file_(file) {
+  auto info = file.find_index(name);
+  if (!info) throw NotFoundError(fmt::format("{}: no index named {}", file.path(), name));
+  info_ = *info;
+  tree_ = &file.tree(name);
+}
+
+Value TypedIndex::parse(std::string_view text) const {
+  try {
+    return parse_value(info_.def.type, text);
+  } catch (const KeyError& e) {
+    throw WrongTypeError(fmt::format("{}: index {} ({}): {}", file_.path(), info_.def.name,
+                                     info_.def.type.name(), e.what()));
+  }
+}
+
+std::vector<uint8_t> TypedIndex::key_of(const Value& value) const {
+  KeyBuffer k;
+  try {
+    if (value.kind == Value::Kind::Text && info_.def.type.type != ColumnType::Varchar) {
+      throw KeyError(fmt::format("text value '{}' for a {} index", value.text,
+                                 info_.def.type.name()));
+    }
+    if (value.kind != Value::Kind::Text && value.kind != Value::Kind::Null &&
+        info_.def.type.type == ColumnType::Varchar) {
+      throw KeyError("a number for a varchar index");
+    }
+    build_key(info_.def.type, info_.def.format, value, info_.def.descending, k);
+  } catch (const KeyError& e) {
+    throw WrongTypeError(fmt::format("{}: index {} ({}): {}", file_.path(), info_.def.name,
+                                     info_.def.type.name(), e.what()));
+  }
+  return {k.bytes().begin(), k.bytes().end()};
+}
+
+std::string TypedIndex::value_text(std::span<const uint8_t> key) const {
+  return key_to_text(info_.def.type, info_.def.format, info_.def.descending, key);
+}
+
+void TypedIndex::insert(const Value& value, uint64_t recno) {
+  const std::vector<uint8_t> key = key_of(value);
+  try {
+    tree_->insert(key, recno);
+  } catch (const KeyError&) {
+    throw;
+  } catch (const UsageError& e) {
+    if (dynamic_cast<const ReadOnlyError*>(&e)) throw;
+    // The tree names keys in hex; say it with the value, as the CLI does.
+    const std::vector<uint64_t> existing = tree_->find(key);
+    if (!existing.empty()) {
+      throw UsageError(fmt::format("{}: index {}: value {} already exists (record {})",
+                                   file_.path(), info_.def.name, value_text(key),
+                                   existing.front()));
+    }
+    throw;
+  }
+}
+
+void TypedIndex::remove(const Value& value, uint64_t recno) {
+  tree_->remove(key_of(value), recno);
+}
+
+std::vector<uint64_t> TypedIndex::find(const Value& value) const {
+  return tree_->find(key_of(value));
+}
+
+IndexCursor TypedIndex::scan(std::optional<Value> from, std::optional<Value> to) const {
+  ScanRange range;
+  std::optional<KeyBound> low, high;
+  if (from) low = KeyBound{key_of(*from), true};
+  if (to) high = KeyBound{key_of(*to), true};
+  if (info_.def.descending) {
+    // Index order is descending value order: ascending values means walking backward, and
+    // the low value bounds the upper end.
+    range.lower = high;
+    range.upper = low;
+    range.backward = true;
+  } else {
+    range.lower = low;
+    range.upper = high;
+  }
+  return IndexCursor(std::make_unique<IndexCursor::State>(IndexCursor::State{tree_->scan(std::move(range))}));
+}
+
+void TypedIndex::insert_key(std::span<const uint8_t> key, uint64_t recno) {
+  std::string text;
+  try {
+    text = value_text(key);
+  } catch (const KeyError& e) {
+    throw WrongTypeError(fmt::format("{}: index {}: key {} is not a {} key in format {}: {}",
+                                     file_.path(), info_.def.name, hex_bytes(key),
+                                     info_.def.type.name(), key_format_name(info_.def.format),
+                                     e.what()));
+  }
+  const std::vector<uint8_t> again =
+      text == "NULL" ? key_of(Value::null()) : key_of(parse(text));
+  if (!std::equal(again.begin(), again.end(), key.begin(), key.end())) {
+    throw WrongTypeError(fmt::format(
+        "{}: index {}: key {} decodes to {} but that value's key is {} (another type, format "
+        "or direction)",
+        file_.path(), info_.def.name, hex_bytes(key), text, hex_bytes(again)));
+  }
+  tree_->insert(key, recno);
+}
+
+}  // namespace pbtree

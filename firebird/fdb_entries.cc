@@ -1,0 +1,137 @@
+// for_each_fdb_entry (a leaf walk over Firebird b-tree pages with page/btree_page.h's node
+// codec, which is Firebird's ODS 12 node format) and fdb_key_type (src/jrd/dfw.epp
+// DFW_assign_index_type, Firebird 3: which idx_itype each column type gets).
+#include "firebird/fdb_entries.h"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "node/btree_page.h"
+#include "node/node.h"
+#include <pbtree/errors.h>
+
+namespace pbtree::firebird {
+
+void for_each_fdb_entry(const FdbFile& file, const FdbIndex& index,
+                        const std::function<void(std::span<const uint8_t>, uint64_t)>& fn) {
+  if (index.root_page == 0) return;
+  const uint32_t ps = file.page_size();
+  std::vector<uint8_t> page(ps);
+  std::vector<bool> visited(file.page_count(), false);
+  auto load = [&](uint32_t p) {
+    if (p >= file.page_count()) file.fail(p, FdbPage::Btree, "page number beyond the end of the file");
+    if (visited[p]) file.fail(p, FdbPage::Btree, "reached twice (sibling or child loop)");
+    visited[p] = true;
+    file.read_page(p, FdbPage::Btree, page.data());
+    try {
+      return check_btree_header(page.data(), ps);
+    } catch (const CorruptError& e) {
+      throw CorruptError(fmt::format("{}: {}", file.path(), e.what()));
+    }
+  };
+  uint32_t p = index.root_page;
+  BtreeHeader h = load(p);
+  try {
+    while (h.level > 0) {
+      const uint8_t level = h.level;
+      IndexNode n = decode_node(page.data(), h.length, kBtreeHeaderSize + h.jump_size, false);
+      if (n.is_marker()) file.fail(p, FdbPage::Btree, "non-leaf page without nodes");
+      p = n.page_number;
+      h = load(p);
+      if (h.level + 1 != level) {
+        file.fail(p, FdbPage::Btree, fmt::format("level {} below a level-{} page", h.level, level));
+      }
+    }
+    std::vector<uint8_t> key;
+    for (;;) {
+      uint32_t pos = kBtreeHeaderSize + h.jump_size;
+      bool first = true;
+      IndexNode n;
+      for (;;) {
+        n = decode_node(page.data(), h.length, pos, true);
+        if (n.is_marker()) break;
+        if (first && n.prefix != 0) file.fail(p, FdbPage::Btree, "first node has a prefix");
+        if (n.prefix > key.size()) {
+          file.fail(p, FdbPage::Btree,
+                    fmt::format("node at offset {}: prefix {} exceeds previous key length {}",
+                                n.offset, n.prefix, key.size()));
+        }
+        key.resize(n.prefix);
+        key.insert(key.end(), n.data, n.data + n.length);
+        fn(key, n.recno);
+        first = false;
+        pos = n.end();
+      }
+      if (n.is_end_level()) break;
+      if (h.sibling == 0) file.fail(p, FdbPage::Btree, "END_BUCKET on a page without right sibling");
+      p = h.sibling;
+      h = load(p);
+      if (h.level != 0) file.fail(p, FdbPage::Btree, fmt::format("level {} on the leaf level", h.level));
+    }
+  } catch (const CorruptError& e) {
+    const std::string what = e.what();
+    if (what.rfind(file.path() + ":", 0) == 0) throw;
+    throw CorruptError(fmt::format("{}: {}", file.path(), what));
+  }
+}
+
+std::optional<FdbKeyType> fdb_key_type(const FdbIndex& index, std::string& why) {
+  if (index.expression) {
+    why = "expression index";
+    return std::nullopt;
+  }
+  if (index.segments.size() != 1) {
+    why = fmt::format("compound index ({} segments)", index.segments.size());
+    return std::nullopt;
+  }
+  const FdbSegment& s = index.segments[0];
+  const int scale = -s.scale;
+  auto numeric = [&](int default_precision) {
+    TypeSpec t;
+    t.type = ColumnType::Numeric;
+    t.precision = static_cast<uint8_t>(s.precision > 0 ? s.precision : default_precision);
+    t.scale = static_cast<uint8_t>(scale);
+    return t;
+  };
+  auto simple = [](ColumnType c) {
+    TypeSpec t;
+    t.type = c;
+    return t;
+  };
+  std::optional<FdbKeyType> out;
+  const bool scaled = scale > 0 || s.field_sub_type == 1 || s.field_sub_type == 2;
+  switch (s.field_type) {
+    case 7:
+      if (s.itype == 0) out = FdbKeyType{scaled ? numeric(4) : simple(ColumnType::Smallint), KeyFormat::Double};
+      break;
+    case 8:
+      if (s.itype == 0) out = FdbKeyType{scaled ? numeric(9) : simple(ColumnType::Integer), KeyFormat::Double};
+      break;
+    case 16:
+      if (s.itype == 8) out = FdbKeyType{scaled ? numeric(18) : simple(ColumnType::Bigint), KeyFormat::RescaledDouble};
+      break;
+    case 27:
+      if (s.itype == 0 && scale == 0) out = FdbKeyType{simple(ColumnType::Double), KeyFormat::Double};
+      break;
+    case 14:
+    case 37:
+      if (s.itype == 1) {
+        TypeSpec t;
+        t.type = ColumnType::Varchar;
+        t.length = static_cast<uint16_t>(std::max<int>(s.length, 1));
+        out = FdbKeyType{t, KeyFormat::Text};
+      }
+      break;
+    default:
+      break;
+  }
+  if (out && out->type.type == ColumnType::Numeric &&
+      (out->type.precision < 1 || out->type.precision > 18 || out->type.scale > out->type.precision)) {
+    out.reset();
+  }
+  if (!out) why = fmt::format("column type {} with key type {} not decodable", s.field_type, s.itype);
+  return out;
+}
+
+}  // namespace pbtree::firebird

@@ -1,0 +1,36 @@
+// The entries of a Firebird index in index order (leaf keys with prefix compression undone,
+// record numbers), and the pbtree column type and key format a Firebird index segment
+// corresponds to, so the keys can be decoded and re-encoded (btree/what_if.h) or imported.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "firebird/fdb_catalog.h"
+#include "firebird/fdb_file.h"
+#include <pbtree/keys.h>
+
+namespace pbtree::firebird {
+
+/// Calls fn(key, record number) for every leaf node of `index`, in index order: descends
+/// along first nodes to the leftmost leaf, then follows right siblings. Throws CorruptError
+/// ("FILE: page N (b-tree): ...") on malformed pages, loops or a level that does not end.
+void for_each_fdb_entry(const FdbFile& file, const FdbIndex& index,
+                        const std::function<void(std::span<const uint8_t>, uint64_t)>& fn);
+
+/// The pbtree view of a Firebird index.
+struct FdbKeyType {
+  TypeSpec type;           ///< pbtree column type
+  KeyFormat format;        ///< the Firebird key type as a pbtree key format
+};
+
+/// The pbtree type and key format of a single-segment index on smallint, integer, bigint,
+/// numeric/decimal (stored as smallint, integer or bigint), double precision, or CHAR/VARCHAR
+/// in character set NONE or ASCII (idx_itype 0, 8, 1); nullopt with `why` set for anything
+/// else (compound, expression, collated strings, date/time, float, ...).
+std::optional<FdbKeyType> fdb_key_type(const FdbIndex& index, std::string& why);
+
+}  // namespace pbtree::firebird

@@ -1,0 +1,204 @@
+// Pointer-page and data-page walk, record headers, fragments and RLE decompression of
+// Firebird 3 records (src/jrd/dpm.epp, src/jrd/sqz.cpp, src/jrd/ods.h).
+#include "firebird/fdb_records.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include <pbtree/errors.h>
+
+namespace pbtree::firebird {
+
+namespace {
+
+constexpr uint16_t kDeleted = 1, kChain = 2, kFragment = 4, kIncomplete = 8, kBlob = 16,
+                   kLongTranum = 1024;
+constexpr uint32_t kRhdSize = 13, kRhdeSize = 16, kRhdfSize = 22;
+constexpr uint32_t kPointerHeader = 32, kDataHeader = 24;
+
+uint32_t align(uint32_t v, uint32_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
+
+}  // namespace
+
+bool rle_unpack(std::span<const uint8_t> in, std::vector<uint8_t>& out, size_t max_out) {
+  size_t i = 0;
+  while (i < in.size()) {
+    const int len = static_cast<int8_t>(in[i++]);
+    if (len < 0) {
+      if (i >= in.size() || out.size() + static_cast<size_t>(-len) > max_out) return false;
+      out.insert(out.end(), static_cast<size_t>(-len), in[i++]);
+    } else {
+      if (i + static_cast<size_t>(len) > in.size() || out.size() + static_cast<size_t>(len) > max_out)
+        return false;
+      out.insert(out.end(), in.begin() + static_cast<ptrdiff_t>(i),
+                 in.begin() + static_cast<ptrdiff_t>(i + static_cast<size_t>(len)));
+      i += static_cast<size_t>(len);
+    }
+  }
+  return true;
+}
+
+RecordFormat RecordFormat::layout(std::vector<FieldDesc> fields) {
+  RecordFormat f;
+  const uint32_t n = static_cast<uint32_t>(fields.size());
+  uint32_t offset = ((n + 32) & ~31u) >> 3;  // FLAG_BYTES
+  for (FieldDesc& d : fields) {
+    uint32_t a = d.dtype == Dtype::Text ? 1 : (d.dtype == Dtype::Varying ? 2 : std::min<uint32_t>(d.length, 8));
+    offset = align(offset, a);
+    d.offset = offset;
+    offset += d.length;
+  }
+  f.fields = std::move(fields);
+  f.length = offset;
+  return f;
+}
+
+const FieldDesc* RecordView::present(size_t field) const {
+  if (field >= format_.fields.size()) return nullptr;
+  const FieldDesc& d = format_.fields[field];
+  if (d.offset + d.length > data_.size()) return nullptr;
+  if ((field >> 3) >= data_.size() || (data_[field >> 3] >> (field & 7)) & 1) return nullptr;
+  return &d;
+}
+
+bool RecordView::is_null(size_t field) const { return present(field) == nullptr; }
+
+int64_t RecordView::integer(size_t field) const {
+  const FieldDesc* d = present(field);
+  if (!d) return 0;
+  const uint8_t* p = data_.data() + d->offset;
+  switch (d->dtype) {
+    case Dtype::Short: return static_cast<int16_t>(fdb_u16(p));
+    case Dtype::Long: return static_cast<int32_t>(fdb_u32(p));
+    default: return 0;
+  }
+}
+
+std::string RecordView::text(size_t field) const {
+  const FieldDesc* d = present(field);
+  if (!d) return "";
+  const uint8_t* p = data_.data() + d->offset;
+  std::string s;
+  if (d->dtype == Dtype::Text) {
+    s.assign(reinterpret_cast<const char*>(p), d->length);
+  } else if (d->dtype == Dtype::Varying) {
+    uint16_t n = std::min<uint16_t>(fdb_u16(p), static_cast<uint16_t>(d->length - 2));
+    s.assign(reinterpret_cast<const char*>(p + 2), n);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\0')) s.pop_back();
+  return s;
+}
+
+std::vector<uint32_t> pages_relation_pointer_pages(const FdbFile& file) {
+  std::vector<uint32_t> out;
+  std::set<uint32_t> seen;
+  std::vector<uint8_t> page(file.page_size());
+  for (uint32_t p = file.header().pages_pointer_page; p != 0;) {
+    if (!seen.insert(p).second) file.fail(p, FdbPage::Pointer, "pointer page chain loops");
+    file.read_page(p, FdbPage::Pointer, page.data());
+    if (fdb_u16(page.data() + 26) != 0) {
+      file.fail(p, FdbPage::Pointer, fmt::format("relation {} where RDB$PAGES (0) was expected",
+                                                 fdb_u16(page.data() + 26)));
+    }
+    out.push_back(p);
+    p = fdb_u32(page.data() + 20);
+  }
+  return out;
+}
+
+void scan_relation(const FdbFile& file, uint16_t relation_id,
+                   const std::vector<uint32_t>& pointer_pages, size_t max_record,
+                   const std::function<void(std::span<const uint8_t>)>& fn) {
+  const uint32_t ps = file.page_size();
+  std::vector<uint8_t> ppg(ps), dpg(ps), frag(ps);
+  std::vector<uint8_t> packed, record;
+
+  // Record `line` of data page `page` (already in `buf`): header flags and data span.
+  struct Line {
+    uint16_t flags;
+    uint32_t f_page;
+    uint16_t f_line;
+    std::span<const uint8_t> data;
+  };
+  auto line_at = [&](const std::vector<uint8_t>& buf, uint32_t page, uint32_t line) -> std::optional<Line> {
+    const uint32_t count = fdb_u16(buf.data() + 22);
+    if (kDataHeader + 4 * count > ps) {
+      file.fail(page, FdbPage::Data, fmt::format("dpg_count {} does not fit the page", count));
+    }
+    if (line >= count) return std::nullopt;
+    const uint32_t off = fdb_u16(buf.data() + kDataHeader + 4 * line);
+    const uint32_t len = fdb_u16(buf.data() + kDataHeader + 4 * line + 2);
+    if (off == 0 || len == 0) return std::nullopt;
+    if (off < kDataHeader + 4 * count || off + len > ps || len < kRhdSize) {
+      file.fail(page, FdbPage::Data,
+                fmt::format("line {}: record at offset {} length {} outside the page", line, off, len));
+    }
+    const uint8_t* r = buf.data() + off;
+    Line l{fdb_u16(r + 10), 0, 0, {}};
+    uint32_t hsize = kRhdSize;
+    if (l.flags & kIncomplete) {
+      hsize = kRhdfSize;
+      if (len < hsize) file.fail(page, FdbPage::Data, fmt::format("line {}: fragment header cut short", line));
+      l.f_page = fdb_u32(r + 16);
+      l.f_line = fdb_u16(r + 20);
+    } else if (l.flags & kLongTranum) {
+      hsize = kRhdeSize;
+      if (len < hsize) file.fail(page, FdbPage::Data, fmt::format("line {}: record header cut short", line));
+    }
+    l.data = std::span<const uint8_t>(r + hsize, len - hsize);
+    return l;
+  };
+
+  for (uint32_t pp : pointer_pages) {
+    file.read_page(pp, FdbPage::Pointer, ppg.data());
+    if (fdb_u16(ppg.data() + 26) != relation_id) {
+      file.fail(pp, FdbPage::Pointer, fmt::format("relation {} where {} was expected",
+                                                  fdb_u16(ppg.data() + 26), relation_id));
+    }
+    const uint32_t count = fdb_u16(ppg.data() + 24);
+    if (kPointerHeader + 4 * count > ps) {
+      file.fail(pp, FdbPage::Pointer, fmt::format("ppg_count {} does not fit the page", count));
+    }
+    for (uint32_t slot = 0; slot < count; ++slot) {
+      const uint32_t dp = fdb_u32(ppg.data() + kPointerHeader + 4 * slot);
+      if (dp == 0) continue;
+      file.read_page(dp, FdbPage::Data, dpg.data());
+      if (fdb_u16(dpg.data() + 20) != relation_id) {
+        file.fail(dp, FdbPage::Data, fmt::format("relation {} where {} was expected",
+                                                 fdb_u16(dpg.data() + 20), relation_id));
+      }
+      const uint32_t lines = fdb_u16(dpg.data() + 22);
+      for (uint32_t line = 0; line < lines; ++line) {
+        std::optional<Line> l = line_at(dpg, dp, line);
+        if (!l) continue;
+        if (l->flags & (kDeleted | kChain | kFragment | kBlob)) continue;
+        packed.assign(l->data.begin(), l->data.end());
+        uint32_t fp = l->f_page, fl = l->f_line;
+        bool more = (l->flags & kIncomplete) != 0;
+        std::set<std::pair<uint32_t, uint32_t>> seen;
+        while (more) {
+          if (!seen.insert({fp, fl}).second) file.fail(fp, FdbPage::Data, "fragment chain loops");
+          file.read_page(fp, FdbPage::Data, frag.data());
+          std::optional<Line> f = line_at(frag, fp, fl);
+          if (!f || !(f->flags & kFragment)) {
+            file.fail(fp, FdbPage::Data, fmt::format("line {}: record fragment expected", fl));
+          }
+          packed.insert(packed.end(), f->data.begin(), f->data.end());
+          if (packed.size() > 2 * max_record + 64) file.fail(fp, FdbPage::Data, "record fragments too long");
+          more = (f->flags & kIncomplete) != 0;
+          fp = f->f_page;
+          fl = f->f_line;
+        }
+        record.clear();
+        if (!rle_unpack(packed, record, max_record)) {
+          file.fail(dp, FdbPage::Data,
+                    fmt::format("line {}: record does not decompress within {} bytes", line, max_record));
+        }
+        fn(record);
+      }
+    }
+  }
+}
+
+}  // namespace pbtree::firebird

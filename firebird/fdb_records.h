@@ -1,0 +1,107 @@
+// Records of a Firebird 3 relation read straight from its pages: pointer pages, data pages,
+// record headers, fragments, the run-length decompression of src/jrd/sqz.cpp, and field
+// access through a record format laid out as src/jrd/ini.epp / met.epp MET_align do.
+//
+// Pointer page (struct pointer_page, src/jrd/ods.h; type 4):
+//   off size field
+//    16    4 ppg_sequence   sequence number of this pointer page in the relation
+//    20    4 ppg_next       next pointer page of the relation, 0 at the end
+//    24    2 ppg_count      slots in use
+//    26    2 ppg_relation   relation id
+//    28    2 ppg_min_space
+//    32  4*n ppg_page[]     data page numbers (0: a released slot)
+//
+// Data page (struct data_page, type 5):
+//    16    4 dpg_sequence   sequence number in the relation
+//    20    2 dpg_relation
+//    22    2 dpg_count      line slots
+//    24  4*n dpg_rpt[]      per line: offset (2 bytes; 0 = empty), length (2 bytes)
+//
+// Record header at a line's offset (struct rhd / rhde / rhdf):
+//     0    4 rhd_transaction  creating transaction (low 32 bits)
+//     4    4 rhd_b_page       back version page
+//     8    2 rhd_b_line
+//    10    2 rhd_flags        1 deleted, 2 chain (back version), 4 fragment, 8 incomplete,
+//                             16 blob, 64 large, 128 damaged, 1024 long transaction number
+//    12    1 rhd_format       format version
+//    13  ... data (rhd, 13-byte header) unless:
+//             flag 1024 (rhde): 14..15 high transaction word, data at 16
+//             flag 8 (rhdf): 14..15 high word, 16..19 rhdf_f_page, 20..21 rhdf_f_line
+//             (the next fragment), data at 22
+// The data of the primary version and of its fragments, concatenated, is the record
+// compressed by Compressor::pack (src/jrd/sqz.cpp): a control byte c (signed); c >= 0: c
+// literal bytes follow; c < 0: the next byte repeated -c times.
+//
+// Uncompressed record: FLAG_BYTES(n) = ((n + 32) & ~31) / 8 bytes of null flags (bit i of
+// byte i/8 set: field i is NULL), then the fields in order, each aligned: CHAR not at all,
+// VARCHAR (2-byte length + bytes) to 2, every other type to min(its length, 8); SMALLINT 2,
+// INTEGER 4, BIGINT and DOUBLE 8, blob ids 8 bytes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "firebird/fdb_file.h"
+
+namespace pbtree::firebird {
+
+/// Decompresses `in` (Compressor::unpack of src/jrd/sqz.cpp), appending to `out`. Returns
+/// false if the output would pass `max_out` bytes or a repeat run lacks its byte.
+bool rle_unpack(std::span<const uint8_t> in, std::vector<uint8_t>& out, size_t max_out);
+
+/// Descriptor types (dsc_dtype, src/include/firebird/impl/dsc_pub.h) used by the system
+/// relations pbtree reads.
+enum class Dtype : uint8_t { Text = 1, Varying = 3, Short = 8, Long = 9, Double = 12, Blob = 17 };
+
+/// One field of a record format: its type, length (bytes; VARCHAR includes its 2-byte
+/// length word) and offset from the record start.
+struct FieldDesc {
+  Dtype dtype;
+  uint16_t length;
+  uint32_t offset = 0;
+};
+
+/// A record layout (ini.epp: null flags, then fields aligned by MET_align).
+struct RecordFormat {
+  std::vector<FieldDesc> fields;
+  uint32_t length = 0;  ///< bytes
+  /// Lays out `fields` (dtype, length) as Firebird does.
+  static RecordFormat layout(std::vector<FieldDesc> fields);
+};
+
+/// An uncompressed record viewed through its format. Fields past the end of a short record
+/// read as NULL.
+class RecordView {
+ public:
+  RecordView(const RecordFormat& format, std::span<const uint8_t> data)
+      : format_(format), data_(data) {}
+  bool is_null(size_t field) const;
+  /// SMALLINT / INTEGER value, 0 if NULL.
+  int64_t integer(size_t field) const;
+  /// CHAR / VARCHAR bytes, trailing blanks removed; "" if NULL.
+  std::string text(size_t field) const;
+
+ private:
+  const FieldDesc* present(size_t field) const;
+  const RecordFormat& format_;
+  std::span<const uint8_t> data_;
+};
+
+/// Calls `fn(record bytes)` for every primary record version of relation `relation_id` whose
+/// data pages the pointer pages `pointer_pages` (in sequence order) list: deleted records,
+/// back versions, fragments and blobs are skipped; a record split into fragments is joined.
+/// Throws CorruptError naming the file, page and page type on any inconsistency (wrong page
+/// type or relation, a line outside the page, a fragment chain that loops or ends early,
+/// decompression overrun beyond `max_record` bytes).
+void scan_relation(const FdbFile& file, uint16_t relation_id,
+                   const std::vector<uint32_t>& pointer_pages, size_t max_record,
+                   const std::function<void(std::span<const uint8_t>)>& fn);
+
+/// The pointer pages of RDB$PAGES itself: from hdr_PAGES along ppg_next.
+std::vector<uint32_t> pages_relation_pointer_pages(const FdbFile& file);
+
+}  // namespace pbtree::firebird

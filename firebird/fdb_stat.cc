@@ -1,0 +1,88 @@
+// analyze_fdb_index (gstat figures of one Firebird index) and select_tables (gstat -r's list).
+#include "firebird/fdb_stat.h"
+
+#include <fmt/format.h>
+
+#include "btree/stats.h"
+#include "node/btree_page.h"
+#include <pbtree/errors.h>
+
+namespace pbtree::firebird {
+
+BtreePageReader fdb_btree_reader(const FdbFile& file, const FdbTable& table, const FdbIndex& index) {
+  return [&file, id = table.id, index_id = index.id](uint32_t page_no, uint8_t* out) {
+    file.read_page(page_no, FdbPage::Btree, out);
+    const BtreeHeader h = read_btree_header(out);
+    if (h.relation != id) {
+      file.fail(page_no, FdbPage::Btree,
+                fmt::format("btr_relation {} but the index belongs to relation {}", h.relation, id));
+    }
+    if (h.index_id != (index_id & 0xFF)) {
+      file.fail(page_no, FdbPage::Btree,
+                fmt::format("btr_id {} but the index id is {}", h.index_id, index_id));
+    }
+  };
+}
+
+IndexStats analyze_fdb_index(const FdbFile& file, const FdbTable& table, const FdbIndex& index) {
+  IndexStats zero;
+  if (index.root_page == 0) return zero;
+  const BtreePageReader reader = fdb_btree_reader(file, table, index);
+  try {
+    return analyze_btree(reader, index.root_page, file.page_size(), file.page_count());
+  } catch (const CorruptError& e) {
+    const std::string what = e.what();
+    if (what.rfind(file.path() + ":", 0) == 0) throw;
+    throw CorruptError(fmt::format("{}: index {}: {}", file.path(), index.name, what));
+  }
+}
+
+std::vector<const FdbTable*> select_tables(const std::vector<FdbTable>& catalog,
+                                           const FdbStatFilter& filter) {
+  std::vector<const FdbTable*> out;
+  bool table_found = filter.table.empty(), index_found = filter.index.empty();
+  for (const FdbTable& t : catalog) {
+    if (!filter.table.empty()) {
+      if (t.name != filter.table) continue;
+      table_found = true;
+    } else if (!t.listed || (t.system && !filter.system)) {
+      continue;
+    }
+    if (!filter.index.empty()) {
+      bool has = false;
+      for (const FdbIndex& ix : t.indexes) has = has || ix.name == filter.index;
+      if (!has) continue;
+      index_found = true;
+    }
+    out.push_back(&t);
+  }
+  if (!table_found) throw UsageError(fmt::format("no table named {}", filter.table));
+  if (!index_found) throw UsageError(fmt::format("no index named {}", filter.index));
+  return out;
+}
+
+bool fdb_index_wanted(const FdbIndex& ix, const FdbStatFilter& filter) {
+  return !ix.inactive && (filter.index.empty() || ix.name == filter.index);
+}
+
+std::string fdb_type_name(const FdbSegment& s) {
+  const bool scaled = s.scale != 0 || s.field_sub_type == 1 || s.field_sub_type == 2;
+  const char* kind = s.field_sub_type == 2 ? "decimal" : "numeric";
+  switch (s.field_type) {
+    case 7: return scaled ? fmt::format("{}({},{})", kind, s.precision, -s.scale) : "smallint";
+    case 8: return scaled ? fmt::format("{}({},{})", kind, s.precision, -s.scale) : "integer";
+    case 16: return scaled ? fmt::format("{}({},{})", kind, s.precision, -s.scale) : "bigint";
+    case 10: return "float";
+    case 27: return s.scale != 0 ? fmt::format("numeric({},{})", s.precision, -s.scale) : "double";
+    case 12: return "date";
+    case 13: return "time";
+    case 35: return "timestamp";
+    case 23: return "boolean";
+    case 14: return fmt::format("char({})", s.length);
+    case 37: return fmt::format("varchar({})", s.length);
+    case 261: return "blob";
+    default: return fmt::format("type {}", s.field_type);
+  }
+}
+
+}  // namespace pbtree::firebird

@@ -1,0 +1,100 @@
+// A handle bound to one index of an IndexFile that builds every key from typed values with the
+// index's own type, key format and descending flag (issue 9 item 4): insert(value, recno),
+// remove, find(value), scan(from, to) with bounds in value order for descending indexes too,
+// and a raw-key entry point that checks the key decodes under the index's format and
+// re-encodes to the same bytes. Values are given as Value (keys/key.h) or as the text the CLI
+// reads ("-5", "12.50", "NULL" is not text: use Value::null()).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <memory>
+
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
+
+namespace pbtree {
+
+class BTree;
+
+/// A forward or backward walk over an index's entries, from TypedIndex::scan (the installed
+/// face of the library's B-tree cursor: it pins one leaf page of the file's buffer pool and
+/// must not outlive its IndexFile). Move-only.
+class IndexCursor {
+ public:
+  IndexCursor(IndexCursor&&) noexcept;
+  IndexCursor& operator=(IndexCursor&&) noexcept;
+  ~IndexCursor();
+  /// False once the walk is past its last entry.
+  bool valid() const;
+  /// Key bytes of the current entry (normalized key; TypedIndex::value_text() gives its text).
+  std::span<const uint8_t> key() const;
+  /// The 40-bit record number of the current entry.
+  uint64_t record_number() const;
+  /// Page number and byte offset of the current entry's leaf node (for messages about it).
+  uint32_t page_number() const;
+  uint32_t node_offset() const;
+  /// Moves to the next entry in scan order. Throws CorruptError, IoError.
+  void next();
+
+ private:
+  friend class TypedIndex;
+  struct State;
+  explicit IndexCursor(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+/// A value outside its index's type (wrong kind, out of range, malformed text), or a raw key
+/// that is not a key of the index's format. The message names the index and shows the value
+/// as the CLI prints it, or the key in hex.
+class WrongTypeError : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
+
+/// Index `name` of `file` (which must outlive the handle). Thread and process rules: those of
+/// BTree and IndexFile (docs/LIBRARY.md).
+class TypedIndex {
+ public:
+  /// Throws UsageError ("<path>: no index named X").
+  TypedIndex(IndexFile& file, const std::string& name);
+
+  const IndexInfo& info() const { return info_; }
+
+  /// Inserts (value, recno). Throws WrongTypeError, UsageError (duplicate pair, unique
+  /// violation: "index I: value -5 already exists (record 7)"), ReadOnlyError.
+  void insert(const Value& value, uint64_t recno);
+  void insert(std::string_view text, uint64_t recno) { insert(parse(text), recno); }
+  /// Removes exactly (value, recno). Throws UsageError if absent, WrongTypeError.
+  void remove(const Value& value, uint64_t recno);
+  void remove(std::string_view text, uint64_t recno) { remove(parse(text), recno); }
+  /// Record numbers of every entry equal to `value`, ascending.
+  std::vector<uint64_t> find(const Value& value) const;
+  std::vector<uint64_t> find(std::string_view text) const { return find(parse(text)); }
+  /// A cursor over values in [from, to] (either open), in ascending value order whatever the
+  /// index's direction (a descending index is walked backward). IndexCursor::key() gives key
+  /// bytes; value_text() turns them back into the CLI's text.
+  IndexCursor scan(std::optional<Value> from = std::nullopt,
+              std::optional<Value> to = std::nullopt) const;
+  /// The CLI's text of a key of this index ("NULL" for the NULL key).
+  std::string value_text(std::span<const uint8_t> key) const;
+  /// Inserts a key built elsewhere, after checking that it decodes under the index's type and
+  /// format and re-encodes to exactly these bytes. Throws WrongTypeError, as insert().
+  void insert_key(std::span<const uint8_t> key, uint64_t recno);
+  /// The key of `value` (throws WrongTypeError).
+  std::vector<uint8_t> key_of(const Value& value) const;
+  /// parse_value() under the index's type (throws WrongTypeError).
+  Value parse(std::string_view text) const;
+
+ private:
+  IndexFile& file_;
+  IndexInfo info_;
+  BTree* tree_;
+};
+
+}  // namespace pbtree

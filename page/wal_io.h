@@ -1,0 +1,29 @@
+// Checked I/O of the write-ahead log (page/wal.cc): whole reads and writes through the
+// injectable Io, sync, truncate, directory sync and warnings. Not installed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <pbtree/io.h>
+
+namespace pbtree::wal_io {
+
+/// strerror(errno).
+std::string errno_text();
+/// Writes n bytes at `offset` (retrying short writes and EINTR). Throws IoError.
+void write_all(Io& io, int fd, const uint8_t* buf, size_t n, uint64_t offset,
+               const std::string& path);
+/// Reads n bytes at `offset`; false at end of file before n bytes. Throws IoError.
+bool read_all(Io& io, int fd, uint8_t* buf, size_t n, uint64_t offset, const std::string& path);
+/// fdatasync. Throws IoError.
+void sync(Io& io, int fd, const std::string& path);
+/// ftruncate to `length` bytes. Throws IoError.
+void truncate_to(Io& io, int fd, uint64_t length, const std::string& path);
+/// "pbtree: warning: <path>: <why>: <action>" on stderr.
+void warn(const std::string& path, const std::string& why, const char* action);
+/// Makes the directory entry of a new log durable. Throws IoError.
+void sync_directory(Io& io, const std::string& db_path);
+
+}  // namespace pbtree::wal_io

@@ -1,0 +1,206 @@
+// `pbtree stat --firebird`: the report loop of gstat (src/utilities/gstat/dba.epp) over
+// pbtree's own reading of the database (firebird/fdb_catalog.h, firebird/fdb_stat.h).
+#include "tools/cmd_firebird.h"
+
+#include <fmt/format.h>
+
+#include <pbtree/index_file.h>
+#include "btree/level_stats.h"
+#include "firebird/fdb_entries.h"
+#include "firebird/fdb_what_if.h"
+#include <pbtree/keys.h>
+#include "tools/stat_format.h"
+#include "tools/what_if_format.h"
+
+namespace pbtree::tools {
+
+using namespace pbtree::firebird;
+
+namespace {
+
+IndexInfo info_of(const FdbIndex& ix) {
+  IndexInfo info;
+  info.def.name = ix.name;
+  info.id = ix.id;
+  info.root_page = ix.root_page;
+  return info;
+}
+
+}  // namespace
+
+std::string format_fdb_stat(const FdbFile& file, const std::vector<FdbTable>& catalog,
+                            const FdbStatFilter& filter, bool levels) {
+  std::string out;
+  for (const FdbTable* t : select_tables(catalog, filter)) {
+    out += fmt::format("{} ({})\n", t->name, t->id);
+    out += fmt::format("    Primary pointer page: {}, Index root page: {}\n", t->pointer_page,
+                       t->index_root);
+    out += "\n";
+    for (const FdbIndex& ix : t->indexes) {
+      if (!fdb_index_wanted(ix, filter)) continue;
+      out += format_gstat_block(info_of(ix), analyze_fdb_index(file, *t, ix));
+      if (levels && ix.root_page != 0) {
+        out += format_tree_shape(analyze_tree_shape(fdb_btree_reader(file, *t, ix), ix.root_page,
+                                                    file.page_size(), file.page_count(),
+                                                    ix.descending));
+      }
+    }
+  }
+  return out;
+}
+
+std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable>& catalog,
+                                 const FdbStatFilter& filter) {
+  std::string out = "[";
+  bool first = true;
+  for (const FdbTable* t : select_tables(catalog, filter)) {
+    for (const FdbIndex& ix : t->indexes) {
+      if (!fdb_index_wanted(ix, filter)) continue;
+      const IndexStats s = analyze_fdb_index(file, *t, ix);
+      out += first ? "\n  {" : ",\n  {";
+      first = false;
+      out += fmt::format("\"table\": {}, \"table_id\": {}, \"name\": {}, \"id\": {}, ",
+                         json_string(t->name), t->id, json_string(ix.name), ix.id);
+      out += fmt::format("\"unique\": {}, \"descending\": {}, \"page_size\": {}, \"segments\": [",
+                         ix.unique ? "true" : "false", ix.descending ? "true" : "false",
+                         file.page_size());
+      for (size_t k = 0; k < ix.segments.size(); ++k) {
+        const FdbSegment& g = ix.segments[k];
+        out += fmt::format("{}{{\"field\": {}, \"type\": {}, \"itype\": {}}}", k ? ", " : "",
+                           json_string(g.field), json_string(fdb_type_name(g)), g.itype);
+      }
+      out += "], ";
+      out += fmt::format("\"root_page\": {}, \"depth\": {}, \"leaf_buckets\": {}, \"nodes\": {}, ",
+                         s.root_page, s.depth, s.leaf_buckets, s.nodes);
+      out += fmt::format("\"avg_node_length\": {}, \"total_dup\": {}, \"max_dup\": {}, ",
+                         json_number(s.avg_node_length), s.total_dup, s.max_dup);
+      out += fmt::format("\"avg_key_length\": {}, \"compression_ratio\": {}, ",
+                         json_number(s.avg_key_length), json_number(s.compression_ratio));
+      out += fmt::format("\"avg_prefix_length\": {}, \"avg_data_length\": {}, ",
+                         json_number(s.avg_prefix_length), json_number(s.avg_data_length));
+      out += fmt::format("\"clustering_factor\": {}, \"clustering_ratio\": {}, ",
+                         s.clustering_factor, json_number(s.clustering_ratio));
+      out += fmt::format("\"fill_distribution\": [{}, {}, {}, {}, {}], \"index_pages\": {}}}",
+                         s.fill_distribution[0], s.fill_distribution[1], s.fill_distribution[2],
+                         s.fill_distribution[3], s.fill_distribution[4], s.index_pages);
+    }
+  }
+  out += first ? "]\n" : "\n]\n";
+  return out;
+}
+
+void run_firebird_stat(const FirebirdStatArgs& a, std::ostream& out) {
+  auto file = FdbFile::open(a.db);
+  const std::vector<FdbTable> catalog = read_catalog(*file);
+  if (a.what_if) {
+    out << format_fdb_what_if(*file, catalog, a.filter, a.json);
+    return;
+  }
+  out << (a.json ? format_fdb_stat_json(*file, catalog, a.filter)
+                 : format_fdb_stat(*file, catalog, a.filter, a.levels));
+}
+
+std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>& catalog,
+                               const FdbStatFilter& filter, bool json) {
+  std::string text = json ? "[" : "";
+  std::string summary;
+  uint64_t before = 0, after = 0;
+  bool first = true;
+  for (const FdbTable* t : select_tables(catalog, filter)) {
+    for (const FdbIndex& ix : t->indexes) {
+      if (!fdb_index_wanted(ix, filter)) continue;
+      const FdbWhatIf w = fdb_what_if(file, ix);
+      if (json) {
+        text += first ? "\n  " : ",\n  ";
+        first = false;
+        text += fmt::format("{{\"table\": {}, ", json_string(t->name));
+        if (!w.predicted) {
+          text += fmt::format("\"name\": {}, \"predicted\": false, \"reason\": {}}}",
+                              json_string(ix.name), json_string(w.why));
+          continue;
+        }
+        text += fmt::format("\"predicted\": true, \"shared_rescaled_keys\": {}, \"what_if\": {}}}",
+                            w.shared_keys, format_what_if_json(w.report));
+        continue;
+      }
+      if (!w.predicted) {
+        text += fmt::format("What-if for index {} ({}) of {}: not predicted: {}\n\n", ix.name,
+                            ix.id, t->name, w.why);
+        continue;
+      }
+      text += format_what_if_table(w.report);
+      if (w.report.info.def.format == KeyFormat::RescaledDouble) {
+        text += fmt::format("  rescaled-double keys that several values map to: {} (re-encoded "
+                            "from the smallest)\n\n", w.shared_keys);
+      }
+      const WhatIfRow* cur = nullptr;
+      const WhatIfRow* best = nullptr;
+      for (const WhatIfRow& r : w.report.rows) {
+        if (!r.available) continue;
+        if (r.current) cur = &r;
+        if (!best || r.index_pages < best->index_pages) best = &r;
+      }
+      if (!cur || !best || best->index_pages == 0) continue;
+      const double ratio = static_cast<double>(cur->index_pages) / best->index_pages;
+      if (ratio >= kAutoMinGain) {
+        summary += fmt::format("  {} ({}): {} -> {} pages with {}, {} layout: {:.2f}x\n",
+                               ix.name, t->name, cur->index_pages, best->index_pages,
+                               key_format_name(best->format), layout_name(best->layout), ratio);
+        before += cur->index_pages;
+        after += best->index_pages;
+      }
+    }
+  }
+  if (json) return text + (first ? "]\n" : "\n]\n");
+  text += fmt::format("Indexes that would shrink by >= {:.1f}x (index pages, bulk-built):\n",
+                      kAutoMinGain);
+  text += summary.empty() ? "  none\n" : summary;
+  if (before > 0) {
+    text += fmt::format("  in total: {} -> {} pages ({:.1f} MiB less, {:.2f}x)\n", before, after,
+                        static_cast<double>(before - after) * file.page_size() / (1024.0 * 1024.0),
+                        static_cast<double>(before) / after);
+  }
+  return text;
+}
+
+void run_firebird_import(const FirebirdImportArgs& a, std::ostream& out) {
+  auto file = FdbFile::open(a.fdb);
+  const std::vector<FdbTable> catalog = read_catalog(*file);
+  const FdbIndex* index = nullptr;
+  for (const FdbTable& t : catalog) {
+    for (const FdbIndex& ix : t.indexes) {
+      if (ix.name == a.index) index = &ix;
+    }
+  }
+  if (!index) throw UsageError(fmt::format("{}: no index named {}", a.fdb, a.index));
+  std::string why;
+  const std::optional<FdbKeyType> kt = fdb_key_type(*index, why);
+  if (!kt) throw UsageError(fmt::format("{}: index {} cannot be imported: {}", a.fdb, a.index, why));
+  IndexDefinition def;
+  def.name = a.name.empty() ? a.index : a.name;
+  def.type = kt->type;
+  def.format = a.key_format.empty() ? kt->format : parse_key_format(a.key_format);
+  check_key_format(def.type, def.format);
+  def.unique = index->unique;
+  def.descending = index->descending;
+  def.layout = a.layout == "compact" ? NodeLayout::Compact : NodeLayout::Firebird;
+  EntryBatch batch;
+  std::string storage;
+  KeyBuffer buffer;
+  uint64_t n = 0;
+  for_each_fdb_entry(*file, *index, [&](std::span<const uint8_t> key, uint64_t recno) {
+    if (def.format == kt->format) {
+      batch.add(key, recno, n++);
+      return;
+    }
+    const Value v = key_to_value(def.type, kt->format, def.descending, key, storage);
+    build_key(def.type, def.format, v, def.descending, buffer);
+    batch.add(buffer.bytes(), recno, n++);
+  });
+  auto db = IndexFile::open_or_create(a.db, a.page_size != 0 ? a.page_size : file->page_size());
+  db->bulk_load(def, batch);
+  out << fmt::format("imported {} entries of {} into {} (key format {}, layout {})\n", n, a.index,
+                     a.db, key_format_name(def.format), layout_name(def.layout));
+}
+
+}  // namespace pbtree::tools

@@ -1,0 +1,60 @@
+// `pbtree stat --firebird FILE.fdb`: gstat -r's report of a Firebird 3 database read by
+// pbtree itself (firebird/), as text (byte-exact index blocks) or JSON.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "firebird/fdb_stat.h"
+
+namespace pbtree::tools {
+
+/// Options of `stat --firebird`.
+struct FirebirdStatArgs {
+  std::string db;
+  firebird::FdbStatFilter filter;
+  bool json = false;
+  bool what_if = false;  ///< --what-if: predicted sizes instead of gstat's blocks
+  bool levels = false;   ///< --levels: btree/level_stats.h lines after each block
+};
+
+/// Options of `pbtree import FILE.fdb --index NAME DB`.
+struct FirebirdImportArgs {
+  std::string fdb, index, db;
+  std::string name;        ///< name of the new pbtree index (default: the Firebird name)
+  std::string key_format;  ///< default: the Firebird index's own key format
+  std::string layout = "firebird";
+  uint32_t page_size = 0;  ///< new file only; default: the Firebird database's page size
+};
+
+/// Opens the database read-only, reads its catalog and prints the report to `out`. Throws
+/// UsageError/CorruptError/IoError (the CLI turns them into "pbtree: ..." and exit 1).
+void run_firebird_stat(const FirebirdStatArgs& args, std::ostream& out);
+
+/// `stat --firebird --what-if`: per index the what-if table (tools/what_if_format.h) or why
+/// it is not predicted, the count of rescaled-double keys several values map to, then a
+/// summary of the indexes whose best (format, layout) is >= 1.2x smaller in index pages.
+std::string format_fdb_what_if(const firebird::FdbFile& file,
+                               const std::vector<firebird::FdbTable>& catalog,
+                               const firebird::FdbStatFilter& filter, bool json);
+
+/// `pbtree import`: builds a new pbtree index in DB (created if missing) from the entries of
+/// the Firebird index (keys re-encoded if --key-format differs; same record numbers).
+/// Prints "imported N entries of NAME into DB (key format F, layout L)". Throws
+/// UsageError (no such index, index not decodable), KeyError, CorruptError, IoError.
+void run_firebird_import(const FirebirdImportArgs& args, std::ostream& out);
+
+/// `fbstat -r`'s report body for the selected tables: per table "NAME (id)\n",
+/// "    Primary pointer page: P, Index root page: R\n" and an empty line, then each index's
+/// block (tools/stat_format.h format_gstat_block, byte-exact Firebird 3).
+std::string format_fdb_stat(const firebird::FdbFile& file, const std::vector<firebird::FdbTable>& catalog,
+                            const firebird::FdbStatFilter& filter, bool levels = false);
+
+/// The same as a JSON array of objects: table, table_id, name, id, unique, descending,
+/// segments [{field, itype, field_type, scale, length}], and the gstat figures under the
+/// keys of format_json_object (root_page, depth, leaf_buckets, nodes, ...).
+std::string format_fdb_stat_json(const firebird::FdbFile& file, const std::vector<firebird::FdbTable>& catalog,
+                                 const firebird::FdbStatFilter& filter);
+
+}  // namespace pbtree::tools

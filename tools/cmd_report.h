@@ -1,0 +1,36 @@
+// `pbtree report FILE -o report.html`: one self-contained HTML page (inline SVG, no scripts,
+// no network fetches) for a pbtree file or a Firebird 3 database: per index gstat's figures,
+// a bar chart of its predicted size in each key format and layout (btree/what_if.h), the fill
+// histogram and the per-level table (btree/level_stats.h).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <pbtree/index_file.h>
+#include "btree/level_stats.h"
+#include "btree/what_if.h"
+
+namespace pbtree::tools {
+
+/// What the page shows of one index.
+struct ReportIndex {
+  std::string table;  ///< Firebird table, empty for pbtree files
+  std::string name;
+  std::string type;   ///< "bigint", ... (empty if unknown)
+  IndexStats stats;
+  TreeShape shape;
+  std::optional<WhatIfReport> what_if;  ///< absent: not predicted (why in `not_predicted`)
+  std::string not_predicted;
+};
+
+/// The HTML page. Every text is HTML-escaped. Bars are proportional to index pages.
+std::string render_report_html(const std::string& file, uint32_t page_size,
+                               const std::vector<ReportIndex>& indexes);
+
+/// Reads `file` (Firebird if its header says so, else pbtree; Firebird: user tables only)
+/// and writes the page to `output`. Throws UsageError, CorruptError, IoError.
+void run_report(const std::string& file, const std::string& output);
+
+}  // namespace pbtree::tools
