@@ -1,5 +1,5 @@
 // create_file_with: write under a temporary name, then a rename that never replaces
-// (design in btree/file_create.h, rule in docs/FORMAT.md 2.8).
+// (design in file/file_create.h, rule in docs/FORMAT.md 2.8).
 #include "file/file_create.h"
 
 #include <fcntl.h>

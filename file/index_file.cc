@@ -195,7 +195,7 @@ std::unique_ptr<IndexFile> IndexFile::open_or_create(const std::string& path, ui
     return f;
   }
   uint32_t ps = page_size != 0 ? page_size : kDefaultPageSize;
-  // Under a temporary name, then moved into place (btree/file_create.h); if another process
+  // Under a temporary name, then moved into place (file/file_create.h); if another process
   // created the file meanwhile, that file is opened (and its page size checked) instead.
   if (!create_file_with(path, ps, {})) return open_or_create(path, page_size);
   return open(path, true);

@@ -28,7 +28,7 @@ pbtree::EntryBatch load_batch(uint64_t n) {
 }
 
 // --load DB NAME N: bulk-loads a new index NAME of N entries into DB. --create DB N: creates
-// DB (btree/file_create.h) holding index K of N entries. Both print "R" before they start and
+// DB (file/file_create.h) holding index K of N entries. Both print "R" before they start and
 // "C 1" when done.
 int run_load_mode(int argc, char** argv) {
   using namespace pbtree;

@@ -1,4 +1,4 @@
-// Creation of a file (issue #10 item 3, btree/file_create.h): a path holds either no file or a
+// Creation of a file (issue #10 item 3, file/file_create.h): a path holds either no file or a
 // valid one. A second creator never replaces the first's file, a failed creation leaves
 // nothing (no file, no temporary), and what a creator killed right after creating its file
 // leaves (a 0-byte temporary beside the path) blocks no later command.

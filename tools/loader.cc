@@ -195,7 +195,7 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
     return info;
   }
   // A new file: built whole under a temporary name and moved into place only then
-  // (btree/file_create.h), so a failed or killed load leaves no file at db_path.
+  // (file/file_create.h), so a failed or killed load leaves no file at db_path.
   IndexInfo info;
   if (!create_file_with(db_path, page_size,
                         [&](IndexFile& f) { info = bulk_load_from(f, def, batch, input); })) {

@@ -63,7 +63,7 @@ class IndexFile {
  public:
   /// Opens `path`, creating it with `page_size` if it does not exist (under a temporary name
   /// moved into place, never over a file another process created meanwhile: that one is
-  /// opened instead; btree/file_create.h). page_size 0 means: the
+  /// opened instead; file/file_create.h). page_size 0 means: the
   /// existing file's size, or kDefaultPageSize for a new file. Throws UsageError if the file
   /// exists with another page size or page_size is not in kPageSizes; IoError, CorruptError.
   static std::unique_ptr<IndexFile> open_or_create(const std::string& path, uint32_t page_size);
