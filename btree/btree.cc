@@ -168,7 +168,9 @@ BTree::BTree(BufferPool& pool, PageAllocator& allocator, uint32_t root, IndexDef
       def_(std::move(def)),
       index_id_(index_id),
       jump_interval_(jump_interval),
-      on_root_change_(std::move(on_root_change)) {}
+      on_root_change_(std::move(on_root_change)) {
+  def_.format = resolve_key_format(def_.type, def_.format);
+}
 
 uint32_t BTree::create_empty(BufferPool& pool, PageAllocator& allocator, uint8_t index_id,
                              uint16_t jump_interval, NodeLayout layout) {
@@ -371,7 +373,8 @@ struct CursorOps {
       throw CorruptError(fmt::format("page {} ({}): {}", page_no, page_type_name(d[0]),
                                      left ? "the left sibling chain loops back or does not "
                                             "link back"
-                                          : "the right sibling chain loops back"));
+                                          : "the right sibling chain loops back"),
+                         "", page_no, page_type_name(d[0]));
     }
   }
 
@@ -810,7 +813,8 @@ void BTree::find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const
       if (++hops > 1024) {
         if (hops > pool_.pages_in_use() + 1) {
           throw CorruptError(fmt::format("page {} ({}): the right sibling chain loops back",
-                                         cur.ref().page_no(), page_type_name(d[0])));
+                                         cur.ref().page_no(), page_type_name(d[0])),
+                             "", cur.ref().page_no(), page_type_name(d[0]));
         }
       }
       CursorOps::move_right(*this, cur);
@@ -935,8 +939,10 @@ struct TreeWriter {
     std::vector<uint8_t>& prev = scratch_key_;
     std::vector<uint8_t>& xkey = scratch_key2_;
     if (!x.is_end_level() && compare_entry(xkey, x.recno, key, recno, t.def_.descending) == 0) {
-      throw UsageError(fmt::format("index \"{}\" already holds key {} with record number {}",
-                                   t.def_.name, hex_bytes_local(key), recno));
+      const std::string value = key_value_text(t.def_, key);
+      throw DuplicateKeyError(fmt::format("index {}: entry ({}, {}) already exists", t.def_.name,
+                                          value, recno),
+                              t.def_.name, value, recno);
     }
     uint8_t node_buf[2 * (kMaxNodeKeyField + 16)];
     const uint32_t pn = lcp(prev, key);
@@ -1405,10 +1411,10 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   if (def_.unique && !is_null_key(key)) {
     find(key, unique_probe_);  // no cursor, no allocation once the buffer has grown
     if (!unique_probe_.empty()) {
-      throw UsageError(fmt::format(
-          "attempt to store duplicate value in unique index \"{}\": key {} exists with record "
-          "number {}",
-          def_.name, hex_bytes_local(key), unique_probe_.front()));
+      const std::string value = key_value_text(def_, key);
+      throw DuplicateKeyError(fmt::format("unique index {}: value {} already exists (record {})",
+                                          def_.name, value, unique_probe_.front()),
+                              def_.name, value, unique_probe_.front());
     }
   }
   TreeWriter w(*this);
@@ -1422,8 +1428,10 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
       });
   if (it != img.entries.end() &&
       compare_entry(it->key, it->recno, key, recno, def_.descending) == 0) {
-    throw UsageError(fmt::format("index \"{}\" already holds key {} with record number {}",
-                                 def_.name, hex_bytes_local(key), recno));
+    const std::string value = key_value_text(def_, key);
+    throw DuplicateKeyError(fmt::format("index {}: entry ({}, {}) already exists", def_.name,
+                                        value, recno),
+                            def_.name, value, recno);
   }
   long pos = it - img.entries.begin();
   img.entries.insert(it, PageEntry{std::vector<uint8_t>(key.begin(), key.end()), recno, 0});

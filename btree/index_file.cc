@@ -40,15 +40,6 @@ namespace pbtree {
 
 namespace {
 
-std::string hex(std::span<const uint8_t> bytes) {
-  std::string out;
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    if (i != 0) out += ' ';
-    out += fmt::format("{:02X}", bytes[i]);
-  }
-  return out.empty() ? "(empty)" : out;
-}
-
 // Sorts entries by (key in index order, record number, tag). Each entry gets an 8-byte
 // big-endian prefix of its key, padded with 00 (ascending) or FF (descending, where a
 // shorter key sorts after its extensions), so most comparisons are one integer compare;
@@ -437,7 +428,9 @@ void IndexFile::read_page(uint32_t page_no, uint8_t* out) const {
   impl_->file.read(page_no, out);
 }
 
-IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) {
+IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries) {
+  IndexDefinition def = given;
+  def.format = resolve_key_format(def.type, def.format);
   Impl& im = *impl_;
   const std::string& path = im.file.path();
   const uint32_t ps = im.page_size();
@@ -483,15 +476,16 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     const auto& b = items[i];
     if (compare_keys(entries.key(a), entries.key(b), desc) != 0) continue;
     if (a.recno == b.recno) {
-      throw DuplicateKeyError(fmt::format("index {}: key {} with record number {} appears twice "
-                                          "(entries {} and {})",
-                                          def.name, hex(entries.key(a)), a.recno, a.tag, b.tag),
-                              a.tag, b.tag);
+      const std::string value = key_value_text(def, entries.key(a));
+      throw DuplicateKeyError(fmt::format("index {}: entry ({}, {}) appears twice (entries {} and {})",
+                                          def.name, value, a.recno, a.tag, b.tag),
+                              def.name, value, a.recno, a.tag, b.tag);
     }
     if (def.unique && !is_null_key(entries.key(a), desc)) {
-      throw DuplicateKeyError(fmt::format("unique index {}: duplicate key {} (entries {} and {})",
-                                          def.name, hex(entries.key(a)), a.tag, b.tag),
-                              a.tag, b.tag);
+      const std::string value = key_value_text(def, entries.key(a));
+      throw DuplicateKeyError(fmt::format("unique index {}: value {} appears twice (entries {} and {})",
+                                          def.name, value, a.tag, b.tag),
+                              def.name, value, a.recno, a.tag, b.tag);
     }
   }
 
@@ -705,6 +699,14 @@ WalRecovery IndexFile::log_recovery() const {
 uint32_t IndexFile::log_committed_frames() const {
   const Wal* wal = impl_->file.wal();
   return wal == nullptr ? 0 : wal->committed_frames();
+}
+
+std::string key_value_text(const IndexDefinition& def, std::span<const uint8_t> key) {
+  try {
+    return key_to_text(def.type, resolve_key_format(def.type, def.format), def.descending, key);
+  } catch (const KeyError&) {
+    return hex_bytes(key);
+  }
 }
 
 }  // namespace pbtree

@@ -28,7 +28,9 @@ inline constexpr uint64_t kMaxRecordNumber = (uint64_t{1} << 40) - 1;
 struct IndexDefinition {
   std::string name;  ///< 1..31 bytes, [A-Za-z0-9_$]
   TypeSpec type;
-  KeyFormat format = KeyFormat::Double;
+  /// TypeDefault: the type's default_key_format() (Firebird 5's choice, the CLI's default),
+  /// resolved by create_index/bulk_load; an explicit format must suit the type.
+  KeyFormat format = KeyFormat::TypeDefault;
   bool unique = false;
   bool descending = false;
   NodeLayout layout = NodeLayout::Firebird;  ///< node coding of every page of the tree
@@ -69,14 +71,35 @@ class EntryBatch {
   std::vector<Item> items_;
 };
 
-/// Thrown by bulk_load when a unique index would get two equal non-NULL keys, or any index
-/// an equal (key, record number) pair. `tag_a`/`tag_b` are the callers' tags of the two.
+/// A duplicate: a unique index would get two equal non-NULL keys, or any index an equal (key,
+/// record number) pair. Thrown by BTree::insert, BTree::insert_batch and IndexFile::bulk_load.
+/// `index`: the index name. `value`: the key as the CLI prints it (key_value_text).
+/// `record_number`: for a unique violation the record number already stored (bulk_load: the
+/// first of the two in index order), for an equal pair the repeated one. `tag_a`/`tag_b`:
+/// the callers' tags of the two entries (bulk_load; insert_batch sets tag_b to the new
+/// entry's tag; 0 where there is none). Messages, e.g.
+///   unique index U: value -5 already exists (record 1000001)
+///   index I: entry (5, 7) already exists
+///   unique index U: value 7 appears twice (entries 2 and 4)       (bulk_load)
 class DuplicateKeyError : public UsageError {
  public:
-  DuplicateKeyError(const std::string& what, uint64_t tag_a, uint64_t tag_b)
-      : UsageError(what), tag_a(tag_a), tag_b(tag_b) {}
+  DuplicateKeyError(const std::string& what, std::string index, std::string value,
+                    uint64_t record_number, uint64_t tag_a = 0, uint64_t tag_b = 0)
+      : UsageError(what),
+        index(std::move(index)),
+        value(std::move(value)),
+        record_number(record_number),
+        tag_a(tag_a),
+        tag_b(tag_b) {}
+  std::string index;
+  std::string value;
+  uint64_t record_number;
   uint64_t tag_a, tag_b;
 };
+
+/// `key` as the CLI prints it (key_to_text under def's type, format and descending flag);
+/// the key's hex bytes (hex_bytes) if it does not decode under that format.
+std::string key_value_text(const IndexDefinition& def, std::span<const uint8_t> key);
 
 /// Firebird 3's gstat figures for one index (§3.2 of the format notes), plus ours.
 struct IndexStats {

@@ -416,6 +416,8 @@ std::string_view key_format_name(KeyFormat format) {
       return "decimal128";
     case KeyFormat::Bcd:
       return "bcd";
+    case KeyFormat::TypeDefault:
+      return "default";
   }
   return "unknown";
 }
@@ -498,6 +500,8 @@ size_t max_key_length(const TypeSpec& type, KeyFormat format, bool descending) {
     case KeyFormat::Text:
       n = type.type == ColumnType::Varchar ? type.length : 1;
       break;
+    case KeyFormat::TypeDefault:
+      return max_key_length(type, default_key_format(type), descending);
   }
   return n + (descending ? 1 : 0);
 }
@@ -770,6 +774,8 @@ std::string key_to_text(const TypeSpec& type, KeyFormat format, bool descending,
       return decimal_to_string(v.coefficient, v.scale,
                                type.type == ColumnType::Numeric ? type.scale : 0);
     }
+    case KeyFormat::TypeDefault:
+      return key_to_text(type, default_key_format(type), descending, key);
   }
   corrupt(type, format, key, "unknown key format");
 }

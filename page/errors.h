@@ -19,7 +19,7 @@ class Error : public std::runtime_error {
 /// A system call on the index file or its log failed (open, pread, pwrite, fdatasync,
 /// ftruncate, fcntl); the message holds the path, the page number if any, and
 /// strerror(errno). `error_number` (errno, 0 if unknown), `operation` ("fdatasync") and
-/// `file` are set where the call site knows them.
+/// `file` are set where the call site knows them. CLI exit code 1.
 class IoError : public Error {
  public:
   explicit IoError(const std::string& what) : Error(what) {}
@@ -36,9 +36,16 @@ class IoError : public Error {
 /// The file or a page in it is malformed: wrong magic, unknown format version or page size,
 /// truncated file, bad checksum, a page type that does not belong where it is found, node or
 /// length fields out of bounds. The message names the file, page number and page type.
+/// `file` (empty if unknown), `page` (page number, -1 if unknown) and `page_type` ("b-tree",
+/// "header"...; empty if unknown) are set where the check knows them. CLI exit code 1.
 class CorruptError : public Error {
  public:
-  using Error::Error;
+  explicit CorruptError(const std::string& what) : Error(what) {}
+  CorruptError(const std::string& what, std::string file, int64_t page, std::string page_type)
+      : Error(what), file(std::move(file)), page(page), page_type(std::move(page_type)) {}
+  std::string file;
+  int64_t page = -1;
+  std::string page_type;
 };
 
 /// A request that contradicts the file's contents: an index name that exists or does not,
