@@ -21,19 +21,6 @@
 
 namespace pbtree {
 
-namespace {
-
-std::string hex_key(std::span<const uint8_t> bytes) {
-  std::string out;
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    if (i != 0) out += ' ';
-    out += fmt::format("{:02X}", bytes[i]);
-  }
-  return out.empty() ? "(empty)" : out;
-}
-
-}  // namespace
-
 uint64_t BTree::insert_batch(EntryBatch& entries) {
   const uint32_t ps = pool_.page_size();
   if (read_only_) throw UsageError(fmt::format("{}: opened read-only", pool_.file().path()));
@@ -89,15 +76,18 @@ uint64_t BTree::insert_batch(EntryBatch& entries) {
     if (compare_keys(key_of(a), key_of(b), desc) != 0) continue;
     const uint64_t tag = a.tag != kFromTree ? (b.tag != kFromTree ? b.tag : a.tag) : b.tag;
     if (a.recno == b.recno) {
-      throw UsageError(
-          fmt::format("index \"{}\" already holds key {} with record number {} (entry {})",
-                      def_.name, hex_key(key_of(b)), b.recno, tag));
+      const std::string value = key_value_text(def_, key_of(b));
+      throw DuplicateKeyError(fmt::format("index {}: entry ({}, {}) already exists (entry {})",
+                                          def_.name, value, b.recno, tag),
+                              def_.name, value, b.recno, 0, tag);
     }
     if (def_.unique && !is_null_key(key_of(b))) {
-      throw UsageError(fmt::format(
-          "attempt to store duplicate value in unique index \"{}\": key {} exists with record "
-          "number {} (entry {})",
-          def_.name, hex_key(key_of(b)), a.tag == kFromTree ? a.recno : b.recno, tag));
+      const std::string value = key_value_text(def_, key_of(b));
+      const uint64_t existing = a.tag == kFromTree ? a.recno : b.recno;
+      throw DuplicateKeyError(
+          fmt::format("unique index {}: value {} already exists (record {}) (entry {})", def_.name,
+                      value, existing, tag),
+          def_.name, value, existing, 0, tag);
     }
   }
 

@@ -153,16 +153,16 @@ class BTree {
   static uint32_t create_empty(BufferPool& pool, PageAllocator& allocator, uint8_t index_id,
                                uint16_t jump_interval, NodeLayout layout = NodeLayout::Firebird);
 
-  /// Inserts (key, recno). Throws UsageError if the pair exists, or (unique index) an equal
-  /// non-NULL key exists; KeyError if key.size() >= page_size / 4; UsageError if recno >
+  /// Inserts (key, recno). Throws DuplicateKeyError if the pair exists, or (unique index) an
+  /// equal non-NULL key exists (the value shown by key_value_text); KeyError if key.size() >= page_size / 4; UsageError if recno >
   /// kMaxRecordNumber. The tree is unchanged on any error.
   void insert(std::span<const uint8_t> key, uint64_t recno);
   /// Batched insert / merge-append (btree/batch_insert.cc): sorts `entries` (any order) and
   /// merges them with the tree's entries into a tree rebuilt full by FastLoader's rules
   /// (btree/bulk_build.h), as a bulk build of all the entries would fill it; pages come from
   /// the allocator, the root moves (on_root_change), the old pages are released. Checks come
-  /// first and leave the tree unchanged: UsageError (read-only, a (key, recno) pair twice or
-  /// already in the tree, unique index: an equal non-NULL key), KeyError (key.size() >=
+  /// first and leave the tree unchanged: UsageError (read-only), DuplicateKeyError (a (key,
+  /// recno) pair twice or already in the tree, unique index: an equal non-NULL key), KeyError (key.size() >=
   /// page_size / 4). An I/O or allocation error after them leaves pages half-written in the
   /// pool: IndexFile::rollback() drops the whole change (as it does while an exception
   /// leaves the IndexFile). Returns the entries added.

@@ -32,7 +32,9 @@ BTree::BTree(BufferPool& pool, PageAllocator& allocator, uint32_t root, IndexDef
       def_(std::move(def)),
       index_id_(index_id),
       jump_interval_(jump_interval),
-      on_root_change_(std::move(on_root_change)) {}
+      on_root_change_(std::move(on_root_change)) {
+  def_.format = resolve_key_format(def_.type, def_.format);
+}
 
 uint32_t BTree::create_empty(BufferPool& pool, PageAllocator& allocator, uint8_t index_id,
                              uint16_t jump_interval, NodeLayout layout) {

@@ -49,7 +49,8 @@ class WalkBound {
     if (hops > pool.pages_in_use() + 1) {
       throw CorruptError(fmt::format("page {} ({}): {}{}", page_no, page_type_name(page[0]), what,
                                      explain ? " (more moves along a level than the file has pages)"
-                                             : ""));
+                                             : ""),
+                         "", page_no, page_type_name(page[0]));
     }
   }
 

@@ -50,8 +50,10 @@ bool TreeWriter::insert_in_place(uint32_t leaf, std::span<const uint8_t> key, ui
   std::vector<uint8_t>& prev = scratch_key_;
   std::vector<uint8_t>& xkey = scratch_key2_;
   if (!x.is_end_level() && compare_entry(xkey, x.recno, key, recno, t.def_.descending) == 0) {
-    throw UsageError(fmt::format("index \"{}\" already holds key {} with record number {}",
-                                 t.def_.name, key_hex(key), recno));
+    const std::string value = key_value_text(t.def_, key);
+    throw DuplicateKeyError(fmt::format("index {}: entry ({}, {}) already exists", t.def_.name,
+                                        value, recno),
+                            t.def_.name, value, recno);
   }
   uint8_t node_buf[2 * (kMaxNodeKeyField + 16)];
   const uint32_t pn = common_prefix(prev, key);
@@ -198,10 +200,10 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   if (def_.unique && !is_null_key(key)) {
     find(key, unique_probe_);  // no cursor, no allocation once the buffer has grown
     if (!unique_probe_.empty()) {
-      throw UsageError(fmt::format(
-          "attempt to store duplicate value in unique index \"{}\": key {} exists with record "
-          "number {}",
-          def_.name, key_hex(key), unique_probe_.front()));
+      const std::string value = key_value_text(def_, key);
+      throw DuplicateKeyError(fmt::format("unique index {}: value {} already exists (record {})",
+                                          def_.name, value, unique_probe_.front()),
+                              def_.name, value, unique_probe_.front());
     }
   }
   TreeWriter w(*this);
@@ -215,8 +217,10 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
       });
   if (it != img.entries.end() &&
       compare_entry(it->key, it->recno, key, recno, def_.descending) == 0) {
-    throw UsageError(fmt::format("index \"{}\" already holds key {} with record number {}",
-                                 def_.name, key_hex(key), recno));
+    const std::string value = key_value_text(def_, key);
+    throw DuplicateKeyError(fmt::format("index {}: entry ({}, {}) already exists", def_.name,
+                                        value, recno),
+                            def_.name, value, recno);
   }
   long pos = it - img.entries.begin();
   img.entries.insert(it, PageEntry{std::vector<uint8_t>(key.begin(), key.end()), recno, 0});

@@ -260,7 +260,9 @@ void IndexFile::read_page(uint32_t page_no, uint8_t* out) const {
   impl_->file.read(page_no, out);
 }
 
-IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) {
+IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries) {
+  IndexDefinition def = given;
+  def.format = resolve_key_format(def.type, def.format);
   Impl& im = *impl_;
   const std::string& path = im.file.path();
   const uint32_t ps = im.page_size();
@@ -306,15 +308,16 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& def, EntryBatch& entries) 
     const auto& b = items[i];
     if (compare_keys(entries.key(a), entries.key(b), desc) != 0) continue;
     if (a.recno == b.recno) {
-      throw DuplicateKeyError(fmt::format("index {}: key {} with record number {} appears twice "
-                                          "(entries {} and {})",
-                                          def.name, key_hex(entries.key(a)), a.recno, a.tag, b.tag),
-                              a.tag, b.tag);
+      const std::string value = key_value_text(def, entries.key(a));
+      throw DuplicateKeyError(fmt::format("index {}: entry ({}, {}) appears twice (entries {} and {})",
+                                          def.name, value, a.recno, a.tag, b.tag),
+                              def.name, value, a.recno, a.tag, b.tag);
     }
     if (def.unique && !is_null_key(entries.key(a), desc)) {
-      throw DuplicateKeyError(fmt::format("unique index {}: duplicate key {} (entries {} and {})",
-                                          def.name, key_hex(entries.key(a)), a.tag, b.tag),
-                              a.tag, b.tag);
+      const std::string value = key_value_text(def, entries.key(a));
+      throw DuplicateKeyError(fmt::format("unique index {}: value {} appears twice (entries {} and {})",
+                                          def.name, value, a.tag, b.tag),
+                              def.name, value, a.recno, a.tag, b.tag);
     }
   }
 

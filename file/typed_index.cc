@@ -70,18 +70,10 @@ void TypedIndex::insert(const Value& value, uint64_t recno) {
   const std::vector<uint8_t> key = key_of(value);
   try {
     tree_->insert(key, recno);
-  } catch (const KeyError&) {
-    throw;
-  } catch (const UsageError& e) {
-    if (dynamic_cast<const ReadOnlyError*>(&e)) throw;
-    // The tree names keys in hex; say it with the value, as the CLI does.
-    const std::vector<uint64_t> existing = tree_->find(key);
-    if (!existing.empty()) {
-      throw UsageError(fmt::format("{}: index {}: value {} already exists (record {})",
-                                   file_.path(), info_.def.name, value_text(key),
-                                   existing.front()));
-    }
-    throw;
+  } catch (const DuplicateKeyError& e) {
+    // The tree shows the value as the CLI does; add the file.
+    throw DuplicateKeyError(fmt::format("{}: {}", file_.path(), e.what()), e.index, e.value,
+                            e.record_number, e.tag_a, e.tag_b);
   }
 }
 

@@ -267,6 +267,8 @@ std::string_view key_format_name(KeyFormat format) {
       return "decimal128";
     case KeyFormat::Bcd:
       return "bcd";
+    case KeyFormat::TypeDefault:
+      return "default";
   }
   return "unknown";
 }
@@ -349,6 +351,8 @@ size_t max_key_length(const TypeSpec& type, KeyFormat format, bool descending) {
     case KeyFormat::Text:
       n = type.type == ColumnType::Varchar ? type.length : 1;
       break;
+    case KeyFormat::TypeDefault:
+      return max_key_length(type, default_key_format(type), descending);
   }
   return n + (descending ? 1 : 0);
 }

@@ -403,6 +403,7 @@ inline size_t encode_decimal(bool neg, u128 u, int exp10, int pmax, int bias, ui
       return encode_decimal(c < 0, magnitude(c), -scale, 39, 128, p);
     case KeyFormat::Double:
     case KeyFormat::Text:
+    case KeyFormat::TypeDefault:
       break;
   }
   throw_key_error(fmt::format("unknown key format {}", static_cast<int>(format)));

@@ -1,6 +1,7 @@
 // Stored keys back to value text (key_to_text, <pbtree/keys.h>): each key format decoded,
 // verified by re-encoding.
 #include <pbtree/keys.h>
+#include <pbtree/types.h>
 #include "util/bytes.h"
 
 #include <fmt/format.h>
@@ -258,8 +259,18 @@ std::string key_to_text(const TypeSpec& type, KeyFormat format, bool descending,
       return decimal_to_string(v.coefficient, v.scale,
                                type.type == ColumnType::Numeric ? type.scale : 0);
     }
+    case KeyFormat::TypeDefault:
+      return key_to_text(type, default_key_format(type), descending, key);
   }
   corrupt(type, format, key, "unknown key format");
+}
+
+std::string key_value_text(const IndexDefinition& def, std::span<const uint8_t> key) {
+  try {
+    return key_to_text(def.type, resolve_key_format(def.type, def.format), def.descending, key);
+  } catch (const KeyError&) {
+    return hex_bytes(key);
+  }
 }
 
 }  // namespace pbtree

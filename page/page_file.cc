@@ -120,7 +120,8 @@ uint64_t PageFile::file_id() const {
     ssize_t n = io_->pread(fd_, head + done, sizeof head - done, static_cast<off_t>(done));
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw IoError(fmt::format("{}: read at byte {}: {}", path_, done, errno_text()));
+      throw IoError(fmt::format("{}: read at byte {}: {}", path_, done, errno_text()), errno,
+                    "pread", path_);
     }
     if (n == 0) return 0;
     done += static_cast<size_t>(n);
@@ -132,7 +133,7 @@ uint64_t PageFile::file_id() const {
 uint64_t PageFile::file_size() const {
   uint64_t size = 0;
   if (io_->file_size(fd_, &size) != 0) {
-    throw IoError(fmt::format("{}: fstat: {}", path_, errno_text()));
+    throw IoError(fmt::format("{}: fstat: {}", path_, errno_text()), errno, "fstat", path_);
   }
   if (wal_ && page_size_ != 0) size = std::max(size, uint64_t{wal_->page_bound()} * page_size_);
   return size;
@@ -156,7 +157,8 @@ void PageFile::read_raw(uint64_t offset, uint8_t* out, size_t length) const {
     ssize_t n = io_->pread(fd_, out + done, length - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw IoError(fmt::format("{}: read at byte {}: {}", path_, offset + done, errno_text()));
+      throw IoError(fmt::format("{}: read at byte {}: {}", path_, offset + done, errno_text()),
+                    errno, "pread", path_);
     }
     if (n == 0) {
       throw CorruptError(fmt::format("{}: truncated file: wanted {} bytes at byte {}, file has {}",
@@ -171,22 +173,26 @@ void PageFile::read(uint32_t page_no, uint8_t* out, uint8_t expected_type) const
   if (!wal_ || !wal_->read(page_no, out)) {
     if (offset + page_size_ > file_size()) {
       throw CorruptError(fmt::format("{}: truncated file: page {} lies beyond the end ({} bytes)",
-                                     path_, page_no, file_size()));
+                                     path_, page_no, file_size()),
+                         path_, page_no, expected_type ? page_type_name(expected_type) : "");
     }
     read_raw(offset, out, page_size_);
   }
   uint32_t stored = get_u32(out + 4);
   if (stored != page_checksum(out, page_size_)) {
     throw CorruptError(
-        fmt::format("{}: page {} ({}): checksum mismatch", path_, page_no, page_type_name(out[0])));
+        fmt::format("{}: page {} ({}): checksum mismatch", path_, page_no, page_type_name(out[0])),
+        path_, page_no, page_type_name(out[0]));
   }
   if (get_u32(out + 12) != page_no) {
     throw CorruptError(fmt::format("{}: page {} ({}): page carries number {}", path_, page_no,
-                                   page_type_name(out[0]), get_u32(out + 12)));
+                                   page_type_name(out[0]), get_u32(out + 12)),
+                       path_, page_no, page_type_name(out[0]));
   }
   if (expected_type != 0 && out[0] != expected_type) {
     throw CorruptError(fmt::format("{}: page {}: expected a {} page, found a {} page", path_,
-                                   page_no, page_type_name(expected_type), page_type_name(out[0])));
+                                   page_no, page_type_name(expected_type), page_type_name(out[0])),
+                       path_, page_no, page_type_name(out[0]));
   }
 }
 
@@ -213,7 +219,8 @@ void PageFile::pwrite_page(uint32_t page_no, const uint8_t* page) {
     ssize_t n = io_->pwrite(fd_, page + done, page_size_ - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw IoError(fmt::format("{}: write of page {}: {}", path_, page_no, errno_text()));
+      throw IoError(fmt::format("{}: write of page {}: {}", path_, page_no, errno_text()),
+                    errno, "pwrite", path_);
     }
     if (n == 0) throw IoError(fmt::format("{}: write of page {}: no progress", path_, page_no));
     done += static_cast<size_t>(n);
@@ -222,13 +229,15 @@ void PageFile::pwrite_page(uint32_t page_no, const uint8_t* page) {
 
 void PageFile::sync() {
   if (io_->fdatasync(fd_) != 0) {
-    throw IoError(fmt::format("{}: fdatasync: {}", path_, errno_text()));
+    throw IoError(fmt::format("{}: fdatasync: {}", path_, errno_text()), errno, "fdatasync",
+                  path_);
   }
 }
 
 void PageFile::truncate(uint32_t pages) {
   if (io_->ftruncate(fd_, static_cast<off_t>(uint64_t{pages} * page_size_)) != 0) {
-    throw IoError(fmt::format("{}: ftruncate: {}", path_, errno_text()));
+    throw IoError(fmt::format("{}: ftruncate: {}", path_, errno_text()), errno, "ftruncate",
+                  path_);
   }
 }
 

@@ -367,7 +367,7 @@ TEST_F(FailedLoad, DuplicateInUniqueIndex) {
   } catch (const DuplicateKeyError& e) {
     EXPECT_EQ(e.tag_a, 1287u);
     EXPECT_EQ(e.tag_b, 77777u);
-    EXPECT_STREQ(e.what(), "unique index I_NEW: duplicate key C1 05 07 (entries 1287 and 77777)");
+    EXPECT_STREQ(e.what(), "unique index I_NEW: value 172256 appears twice (entries 1287 and 77777)");
   }
   expect_unchanged();
 }

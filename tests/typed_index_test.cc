@@ -63,7 +63,7 @@ TEST(TypedIndex, UniqueViolationShowsTheValueAsTheCliPrintsIt) {
     FAIL() << "duplicate accepted";
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()),
-              tmp.path() + ": index I: value -5 already exists (record 1000001)");
+              tmp.path() + ": unique index I: value -5 already exists (record 1000001)");
   }
 }
 

@@ -46,15 +46,6 @@ class EntryBatch {
   std::vector<Item> items_;
 };
 
-/// Thrown by bulk_load when a unique index would get two equal non-NULL keys, or any index
-/// an equal (key, record number) pair. `tag_a`/`tag_b` are the callers' tags of the two.
-class DuplicateKeyError : public UsageError {
- public:
-  DuplicateKeyError(const std::string& what, uint64_t tag_a, uint64_t tag_b)
-      : UsageError(what), tag_a(tag_a), tag_b(tag_b) {}
-  uint64_t tag_a, tag_b;
-};
-
 class BTree;
 
 /// One pbtree file. Not thread-safe (one user at a time), except that the

@@ -64,6 +64,10 @@ enum class KeyFormat : uint8_t {
   RescaledDouble = 8,  ///< idx_numeric2: legacy int64 key, double + 16-bit part, 1..10 bytes (§1.4)
   Decimal128 = 10,     ///< idx_decimal: Decimal128 key, bias 6176, pMax 34, 2..17 bytes (§1.5)
   Bcd = 13,  ///< idx_bcd: Int128 key, bias 128, pMax 39 (little-endian build), 2..19 bytes (§1.6)
+  /// Not a key format: "the type's default_key_format()", IndexDefinition's default.
+  /// IndexFile::create_index/bulk_load and BTree resolve it (resolve_key_format); it is
+  /// never stored, and build_key refuses it with a KeyError.
+  TypeDefault = 255,
 };
 
 /// "double", "rescaled-double", "decimal128", "bcd", "text". Throws KeyError on anything else.
@@ -74,6 +78,10 @@ std::string_view key_format_name(KeyFormat format);
 /// double, numeric(P<=9) -> Double; bigint, numeric(10..18) -> RescaledDouble; int128,
 /// numeric(19..38) -> Bcd; varchar -> Text.
 KeyFormat default_key_format(const TypeSpec& type);
+/// `format`, or default_key_format(type) when it is KeyFormat::TypeDefault.
+inline KeyFormat resolve_key_format(const TypeSpec& type, KeyFormat format) {
+  return format == KeyFormat::TypeDefault ? default_key_format(type) : format;
+}
 /// True if `format` keeps every value of `type` exact and ordered: smallint/integer/
 /// numeric(<=9): Double, Decimal128, Bcd; bigint/numeric(10..18): RescaledDouble, Decimal128,
 /// Bcd; int128/numeric(19..38): Bcd; double: Double; varchar: Text.

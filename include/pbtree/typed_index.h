@@ -66,8 +66,8 @@ class TypedIndex {
 
   const IndexInfo& info() const { return info_; }
 
-  /// Inserts (value, recno). Throws WrongTypeError, UsageError (duplicate pair, unique
-  /// violation: "index I: value -5 already exists (record 7)"), ReadOnlyError.
+  /// Inserts (value, recno). Throws WrongTypeError, DuplicateKeyError (duplicate pair, unique
+  /// violation: "<file>: unique index I: value -5 already exists (record 7)"), ReadOnlyError.
   void insert(const Value& value, uint64_t recno);
   void insert(std::string_view text, uint64_t recno) { insert(parse(text), recno); }
   /// Removes exactly (value, recno). Throws UsageError if absent, WrongTypeError.

@@ -1,8 +1,10 @@
 // pbtree's shared vocabulary: node layouts, the page-size and record-number limits, and what
-// one index is (IndexDefinition, IndexInfo). Public; includes only std and <pbtree/keys.h>.
+// one index is (IndexDefinition, IndexInfo), key_value_text. Public; includes only std and
+// <pbtree/keys.h>.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include <pbtree/keys.h>
@@ -24,12 +26,18 @@ inline constexpr uint64_t kMaxRecordNumber = (uint64_t{1} << 40) - 1;
 struct IndexDefinition {
   std::string name;  ///< 1..31 bytes, [A-Za-z0-9_$]
   TypeSpec type;
-  KeyFormat format = KeyFormat::Double;
+  /// TypeDefault: the type's default_key_format() (Firebird 5's choice, the CLI's default),
+  /// resolved by create_index/bulk_load; an explicit format must suit the type.
+  KeyFormat format = KeyFormat::TypeDefault;
   bool unique = false;
   bool descending = false;
   NodeLayout layout = NodeLayout::Firebird;  ///< node coding of every page of the tree
   bool auto_format = false;  ///< `format` was chosen by --key-format auto (slot flag 0x80)
 };
+
+/// `key` as the CLI prints it (key_to_text under def's type, format and descending flag);
+/// the key's hex bytes (hex_bytes) if it does not decode under that format.
+std::string key_value_text(const IndexDefinition& def, std::span<const uint8_t> key);
 
 /// An index as stored in the index root page.
 struct IndexInfo {
