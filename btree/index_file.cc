@@ -551,7 +551,8 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
   }
 }
 
-IndexStats IndexFile::analyze(const std::string& name) const {
+IndexStats IndexFile::analyze(const std::string& name,
+                              const std::function<void(uint32_t)>& on_page) const {
   const IndexSlot* s = impl_->find(name);
   if (!s) throw NotFoundError(fmt::format("{}: no index named {}", path(), name));
   const PageFile& file = impl_->file;
@@ -560,6 +561,7 @@ IndexStats IndexFile::analyze(const std::string& name) const {
     return analyze_btree(
         [&](uint32_t page_no, uint8_t* out) {
           file.read(page_no, out, static_cast<uint8_t>(PageType::Btree));
+          if (on_page) on_page(page_no);
         },
         s->root_page, page_size(), impl_->page_bound());
   } catch (const CorruptError& e) {

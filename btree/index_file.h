@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -200,8 +201,10 @@ class IndexFile {
   IndexInfo bulk_load(const IndexDefinition& def, EntryBatch& entries);
 
   /// Walks the index's leaves and computes gstat's figures. Throws UsageError (no such index),
-  /// CorruptError (a malformed page on the way).
-  IndexStats analyze(const std::string& name) const;
+  /// CorruptError (a malformed page on the way). `on_page`, if set, is called with each page
+  /// number the walk reads (a progress hook; tools/progress.h).
+  IndexStats analyze(const std::string& name,
+                     const std::function<void(uint32_t)>& on_page = {}) const;
 
   /// Reads page `page_no` (page_size bytes) into `out`. Throws IoError, CorruptError.
   void read_page(uint32_t page_no, uint8_t* out) const;

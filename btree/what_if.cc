@@ -243,7 +243,8 @@ std::vector<WhatIfRow> WhatIfEstimator::finish() {
 }
 
 WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_every,
-                     const std::vector<NodeLayout>& layouts) {
+                     const std::vector<NodeLayout>& layouts,
+                     const std::function<void(uint64_t)>& on_entries) {
   const std::optional<IndexInfo> info = file.find_index(name);
   if (!info) throw UsageError(fmt::format("{}: no index named {}", file.path(), name));
   if (sample_every == 0) throw std::invalid_argument("what_if: sample_every must be >= 1");
@@ -257,6 +258,7 @@ WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_e
   WhatIfEstimator estimator(o);
   uint64_t i = 0;
   for (Cursor c = file.tree(name).scan(); c.valid(); c.next(), ++i) {
+    if (on_entries && i % kWhatIfProgressEvery == 0 && i != 0) on_entries(i);
     if (i % sample_every != 0) continue;
     try {
       estimator.add(c.key(), c.record_number());
@@ -265,6 +267,7 @@ WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_e
                                      name, c.page_number(), c.node_offset(), e.what()));
     }
   }
+  if (on_entries) on_entries(i);
   WhatIfReport report;
   report.info = *info;
   report.page_size = file.page_size();

@@ -110,8 +110,14 @@ struct WhatIfReport {
 /// allowed format and `layouts` (empty: Firebird and Compact); marks the index's own (format,
 /// layout). `sample_every` k > 1 feeds only entries 0, k, 2k, ... (index order). Throws
 /// UsageError ("<path>: no index named X"), CorruptError, IoError.
+/// `on_entries`, if set, is called with the count of entries read so far every
+/// kWhatIfProgressEvery entries and once at the end (a progress hook).
 WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_every = 1,
-                     const std::vector<NodeLayout>& layouts = {});
+                     const std::vector<NodeLayout>& layouts = {},
+                     const std::function<void(uint64_t)>& on_entries = {});
+
+/// Entries between two calls of what_if()'s and fdb_what_if()'s progress hook.
+inline constexpr uint64_t kWhatIfProgressEvery = 4096;
 
 /// The outcome of --key-format auto.
 struct KeyFormatChoice {

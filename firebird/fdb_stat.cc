@@ -24,10 +24,17 @@ BtreePageReader fdb_btree_reader(const FdbFile& file, const FdbTable& table, con
   };
 }
 
-IndexStats analyze_fdb_index(const FdbFile& file, const FdbTable& table, const FdbIndex& index) {
+IndexStats analyze_fdb_index(const FdbFile& file, const FdbTable& table, const FdbIndex& index,
+                             const std::function<void(uint32_t)>& on_page) {
   IndexStats zero;
   if (index.root_page == 0) return zero;
-  const BtreePageReader reader = fdb_btree_reader(file, table, index);
+  BtreePageReader reader = fdb_btree_reader(file, table, index);
+  if (on_page) {
+    reader = [inner = std::move(reader), &on_page](uint32_t page_no, uint8_t* out) {
+      inner(page_no, out);
+      on_page(page_no);
+    };
+  }
   try {
     return analyze_btree(reader, index.root_page, file.page_size(), file.page_count());
   } catch (const CorruptError& e) {

@@ -28,7 +28,9 @@ BtreePageReader fdb_btree_reader(const FdbFile& file, const FdbTable& table, con
 
 /// gstat's figures of one index. An index whose slot is empty or being built has all-zero
 /// figures, as gstat prints them.
-IndexStats analyze_fdb_index(const FdbFile& file, const FdbTable& table, const FdbIndex& index);
+/// `on_page`, if set, is called with each page number read (a progress hook).
+IndexStats analyze_fdb_index(const FdbFile& file, const FdbTable& table, const FdbIndex& index,
+                             const std::function<void(uint32_t)>& on_page = {});
 
 /// gstat lists the index (active; the filter's index if one is named).
 bool fdb_index_wanted(const FdbIndex& index, const FdbStatFilter& filter);

@@ -19,7 +19,8 @@ bool same(const KeyBuffer& a, std::span<const uint8_t> b) {
 
 }  // namespace
 
-FdbWhatIf fdb_what_if(const FdbFile& file, const FdbIndex& index) {
+FdbWhatIf fdb_what_if(const FdbFile& file, const FdbIndex& index,
+                      const std::function<void(uint64_t)>& on_entries) {
   FdbWhatIf out;
   std::optional<FdbKeyType> kt = fdb_key_type(index, out.why);
   if (!kt) return out;
@@ -46,7 +47,9 @@ FdbWhatIf fdb_what_if(const FdbFile& file, const FdbIndex& index) {
   try {
   std::string storage;
   KeyBuffer probe, bcd;
+  uint64_t seen = 0;
   for_each_fdb_entry(file, index, [&](std::span<const uint8_t> key, uint64_t recno) {
+    if (on_entries && ++seen % kWhatIfProgressEvery == 0) on_entries(seen);
     if (!rescaled) {
       est.add(key, recno);
       return;
@@ -82,6 +85,7 @@ FdbWhatIf fdb_what_if(const FdbFile& file, const FdbIndex& index) {
   } catch (const KeyError& e) {
     throw CorruptError(fmt::format("{}: index {}: {}", file.path(), index.name, e.what()));
   }
+  if (on_entries) on_entries(est.entries());
   out.report.entries = est.entries();
   out.report.rows = est.finish();
   return out;

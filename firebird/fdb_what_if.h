@@ -24,6 +24,9 @@ struct FdbWhatIf {
 /// Streams the index's entries once through a WhatIfEstimator (page size = the database's).
 /// The current row is (Firebird's key format, Firebird layout). Throws CorruptError on a
 /// malformed page or a key no value of the column type encodes to ("FILE: index X: ...").
-FdbWhatIf fdb_what_if(const FdbFile& file, const FdbIndex& index);
+/// `on_entries`, if set, is called with the count of entries read so far every
+/// kWhatIfProgressEvery entries and once at the end (a progress hook).
+FdbWhatIf fdb_what_if(const FdbFile& file, const FdbIndex& index,
+                      const std::function<void(uint64_t)>& on_entries = {});
 
 }  // namespace pbtree::firebird

@@ -2,11 +2,12 @@
 // generic page header (layout at the top of page/page_file.h and in docs/FORMAT.md).
 #include "page/page_file.h"
 
+#include "page/crc32c.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <boost/crc.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -32,7 +33,7 @@ std::string page_type_name(uint8_t type) {
 }
 
 uint32_t page_checksum(const uint8_t* page, uint32_t page_size) {
-  boost::crc_optimal<32, 0x1EDC6F41, 0xFFFFFFFF, 0xFFFFFFFF, true, true> crc;
+  Crc32c crc;
   static constexpr uint8_t kZero[4] = {0, 0, 0, 0};
   crc.process_bytes(page, 4);
   crc.process_bytes(kZero, 4);

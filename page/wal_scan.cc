@@ -4,18 +4,16 @@
 
 #include <fmt/format.h>
 
-#include <boost/crc.hpp>
 #include <cerrno>
 #include <cstring>
 
+#include "page/crc32c.h"
 #include "page/errors.h"
 #include "page/page_file.h"
 
 namespace pbtree {
 
 namespace {
-
-using Crc32c = boost::crc_optimal<32, 0x1EDC6F41, 0xFFFFFFFF, 0xFFFFFFFF, true, true>;
 
 bool plausible_page_size(uint32_t ps) {
   return ps >= 4096 && ps <= 32768 && (ps & (ps - 1)) == 0;

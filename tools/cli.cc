@@ -25,6 +25,7 @@
 #include "tools/loader.h"
 #include "tools/stat_format.h"
 #include "tools/tree_commands.h"
+#include "tools/progress.h"
 #include "tools/what_if_format.h"
 
 namespace pbtree::tools {
@@ -51,6 +52,7 @@ struct StatArgs {
   bool json = false, io = false, what_if = false;
   bool firebird = false, system = false;  // --firebird: a Firebird 3 database (cmd_firebird.h)
   bool levels = false;                    // --levels: btree/level_stats.h
+  bool progress = false;                  // --progress: tools/progress.h even off a terminal
   std::string compare, compare_index;     // --compare B [--compare-index I]: cmd_compare.h
   std::string table;
 };
@@ -122,14 +124,16 @@ void run_load(const LoadArgs& a, std::ostream& err) {
   load_index_file(a.db, def, a.page_size, a.input, source, a.progress ? &err : nullptr);
 }
 
-void run_stat(const StatArgs& a, std::ostream& out) {
+void run_stat(const StatArgs& a, std::ostream& out, std::ostream& err) {
+  Progress progress(err, a.progress);
   if (!a.compare.empty()) {
     out << compare_stats(CompareArgs{a.db, a.compare, a.index, a.compare_index});
     return;
   }
   if (a.firebird) {
     run_firebird_stat(
-        FirebirdStatArgs{a.db, {a.table, a.index, a.system}, a.json, a.what_if, a.levels}, out);
+        FirebirdStatArgs{a.db, {a.table, a.index, a.system}, a.json, a.what_if, a.levels}, out,
+        &progress);
     return;
   }
   auto file = IndexFile::open(a.db);
@@ -154,7 +158,13 @@ void run_stat(const StatArgs& a, std::ostream& out) {
   bool first = true;
   for (const IndexInfo& info : list) {
     if (a.what_if) {
-      const WhatIfReport report = what_if(*file, info.def.name);
+      std::function<void(uint64_t)> on_entries;
+      if (progress.enabled()) {
+        progress.start("what-if: index " + info.def.name, 0, "entries");
+        on_entries = [&progress](uint64_t n) { progress.set(n); };
+      }
+      const WhatIfReport report = what_if(*file, info.def.name, 1, {}, on_entries);
+      progress.finish();
       if (a.json) {
         text += first ? "\n  " : ",\n  ";
         text += format_what_if_json(report);
@@ -164,7 +174,13 @@ void run_stat(const StatArgs& a, std::ostream& out) {
       first = false;
       continue;
     }
-    IndexStats stats = file->analyze(info.def.name);
+    std::function<void(uint32_t)> on_page;
+    if (progress.enabled()) {
+      progress.start("stat: index " + info.def.name, file->page_count(), "pages");
+      on_page = [&progress](uint32_t) { progress.add(); };
+    }
+    IndexStats stats = file->analyze(info.def.name, on_page);
+    progress.finish();
     std::optional<KeyFormatChoice> choice;
     if (info.def.auto_format) choice = recompute_auto_choice(*file, info.def.name);
     if (a.json) {
@@ -274,6 +290,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                    "With --compare: the index of the other file to set against --index")
       ->needs(cmp);
   cmp->excludes(io_flag);
+  stat->add_flag("--progress", stat_args.progress,
+                 "Progress lines on stderr even when it is not a terminal (shown on a terminal "
+                 "anyway)");
   stat->add_flag("--levels", stat_args.levels,
                  "Per level: pages, nodes, fill, node length, unused bytes; leaves out of file "
                  "order, NULL entries (text output)");
@@ -327,7 +346,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   try {
     if (*key) run_key(key_args, out);
     if (*load) run_load(load_args, err);
-    if (*stat) run_stat(stat_args, out);
+    if (*stat) run_stat(stat_args, out, err);
     if (*demo) run_demo(demo_args, out, err);
     if (*import) run_firebird_import(import_args, out);
     if (*report) run_report(report_file, report_output);

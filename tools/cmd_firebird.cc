@@ -26,10 +26,21 @@ IndexInfo info_of(const FdbIndex& ix) {
   return info;
 }
 
+// analyze_fdb_index with a progress line "stat: index NAME: P / N pages (x%)" (N: the
+// database's page count, an upper bound).
+IndexStats analyze_with_progress(const FdbFile& file, const FdbTable& t, const FdbIndex& ix,
+                                 Progress* progress) {
+  if (!progress || !progress->enabled()) return analyze_fdb_index(file, t, ix);
+  progress->start("stat: index " + ix.name, file.page_count(), "pages");
+  IndexStats s = analyze_fdb_index(file, t, ix, [progress](uint32_t) { progress->add(); });
+  progress->finish();
+  return s;
+}
+
 }  // namespace
 
 std::string format_fdb_stat(const FdbFile& file, const std::vector<FdbTable>& catalog,
-                            const FdbStatFilter& filter, bool levels) {
+                            const FdbStatFilter& filter, bool levels, Progress* progress) {
   std::string out;
   for (const FdbTable* t : select_tables(catalog, filter)) {
     out += fmt::format("{} ({})\n", t->name, t->id);
@@ -38,7 +49,7 @@ std::string format_fdb_stat(const FdbFile& file, const std::vector<FdbTable>& ca
     out += "\n";
     for (const FdbIndex& ix : t->indexes) {
       if (!fdb_index_wanted(ix, filter)) continue;
-      out += format_gstat_block(info_of(ix), analyze_fdb_index(file, *t, ix));
+      out += format_gstat_block(info_of(ix), analyze_with_progress(file, *t, ix, progress));
       if (levels && ix.root_page != 0) {
         out += format_tree_shape(analyze_tree_shape(fdb_btree_reader(file, *t, ix), ix.root_page,
                                                     file.page_size(), file.page_count(),
@@ -50,13 +61,13 @@ std::string format_fdb_stat(const FdbFile& file, const std::vector<FdbTable>& ca
 }
 
 std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable>& catalog,
-                                 const FdbStatFilter& filter) {
+                                 const FdbStatFilter& filter, Progress* progress) {
   std::string out = "[";
   bool first = true;
   for (const FdbTable* t : select_tables(catalog, filter)) {
     for (const FdbIndex& ix : t->indexes) {
       if (!fdb_index_wanted(ix, filter)) continue;
-      const IndexStats s = analyze_fdb_index(file, *t, ix);
+      const IndexStats s = analyze_with_progress(file, *t, ix, progress);
       out += first ? "\n  {" : ",\n  {";
       first = false;
       out += fmt::format("\"table\": {}, \"table_id\": {}, \"name\": {}, \"id\": {}, ",
@@ -89,19 +100,19 @@ std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable
   return out;
 }
 
-void run_firebird_stat(const FirebirdStatArgs& a, std::ostream& out) {
+void run_firebird_stat(const FirebirdStatArgs& a, std::ostream& out, Progress* progress) {
   auto file = FdbFile::open(a.db);
   const std::vector<FdbTable> catalog = read_catalog(*file);
   if (a.what_if) {
-    out << format_fdb_what_if(*file, catalog, a.filter, a.json);
+    out << format_fdb_what_if(*file, catalog, a.filter, a.json, progress);
     return;
   }
-  out << (a.json ? format_fdb_stat_json(*file, catalog, a.filter)
-                 : format_fdb_stat(*file, catalog, a.filter, a.levels));
+  out << (a.json ? format_fdb_stat_json(*file, catalog, a.filter, progress)
+                 : format_fdb_stat(*file, catalog, a.filter, a.levels, progress));
 }
 
 std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>& catalog,
-                               const FdbStatFilter& filter, bool json) {
+                               const FdbStatFilter& filter, bool json, Progress* progress) {
   std::string text = json ? "[" : "";
   std::string summary;
   uint64_t before = 0, after = 0;
@@ -109,7 +120,13 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
   for (const FdbTable* t : select_tables(catalog, filter)) {
     for (const FdbIndex& ix : t->indexes) {
       if (!fdb_index_wanted(ix, filter)) continue;
-      const FdbWhatIf w = fdb_what_if(file, ix);
+      std::function<void(uint64_t)> on_entries;
+      if (progress && progress->enabled()) {
+        progress->start("what-if: index " + ix.name, 0, "entries");
+        on_entries = [progress](uint64_t n) { progress->set(n); };
+      }
+      const FdbWhatIf w = fdb_what_if(file, ix, on_entries);
+      if (progress) progress->finish();
       if (json) {
         text += first ? "\n  " : ",\n  ";
         first = false;

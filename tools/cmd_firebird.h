@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "firebird/fdb_stat.h"
+#include "tools/progress.h"
 
 namespace pbtree::tools {
 
@@ -30,14 +31,17 @@ struct FirebirdImportArgs {
 
 /// Opens the database read-only, reads its catalog and prints the report to `out`. Throws
 /// UsageError/CorruptError/IoError (the CLI turns them into "pbtree: ..." and exit 1).
-void run_firebird_stat(const FirebirdStatArgs& args, std::ostream& out);
+/// `progress` (optional): one line per index walked (tools/progress.h).
+void run_firebird_stat(const FirebirdStatArgs& args, std::ostream& out,
+                       Progress* progress = nullptr);
 
 /// `stat --firebird --what-if`: per index the what-if table (tools/what_if_format.h) or why
 /// it is not predicted, the count of rescaled-double keys several values map to, then a
 /// summary of the indexes whose best (format, layout) is >= 1.2x smaller in index pages.
 std::string format_fdb_what_if(const firebird::FdbFile& file,
                                const std::vector<firebird::FdbTable>& catalog,
-                               const firebird::FdbStatFilter& filter, bool json);
+                               const firebird::FdbStatFilter& filter, bool json,
+                               Progress* progress = nullptr);
 
 /// `pbtree import`: builds a new pbtree index in DB (created if missing) from the entries of
 /// the Firebird index (keys re-encoded if --key-format differs; same record numbers).
@@ -49,12 +53,14 @@ void run_firebird_import(const FirebirdImportArgs& args, std::ostream& out);
 /// "    Primary pointer page: P, Index root page: R\n" and an empty line, then each index's
 /// block (tools/stat_format.h format_gstat_block, byte-exact Firebird 3).
 std::string format_fdb_stat(const firebird::FdbFile& file, const std::vector<firebird::FdbTable>& catalog,
-                            const firebird::FdbStatFilter& filter, bool levels = false);
+                            const firebird::FdbStatFilter& filter, bool levels = false,
+                            Progress* progress = nullptr);
 
 /// The same as a JSON array of objects: table, table_id, name, id, unique, descending,
 /// segments [{field, itype, field_type, scale, length}], and the gstat figures under the
 /// keys of format_json_object (root_page, depth, leaf_buckets, nodes, ...).
 std::string format_fdb_stat_json(const firebird::FdbFile& file, const std::vector<firebird::FdbTable>& catalog,
-                                 const firebird::FdbStatFilter& filter);
+                                 const firebird::FdbStatFilter& filter,
+                                 Progress* progress = nullptr);
 
 }  // namespace pbtree::tools

@@ -22,6 +22,7 @@
 #include "page/page_file.h"
 #include "tools/search_key.h"
 #include "tools/tree_commands.h"
+#include "tools/progress.h"
 #include "tools/verify_keys.h"
 
 namespace pbtree::tools {
@@ -30,6 +31,7 @@ namespace {
 
 struct VerifyArgs {
   std::string db, index;
+  bool progress = false;  // --progress: tools/progress.h even off a terminal
 };
 
 class NoAllocator : public PageAllocator {
@@ -47,7 +49,7 @@ struct IndexFigures {
 IndexFigures walk_index(const std::string& db, const IndexInfo& info, const PageFile& file,
                         uint32_t page_count,
                         std::vector<uint32_t>& owner, const std::vector<IndexInfo>& all,
-                        std::vector<std::string>& violations) {
+                        std::vector<std::string>& violations, Progress& progress) {
   const uint32_t ps = file.page_size();
   const bool desc = info.def.descending;
   const std::vector<uint8_t> null = null_key(desc);
@@ -84,6 +86,7 @@ IndexFigures walk_index(const std::string& db, const IndexInfo& info, const Page
       }
       owner[p] = info.id + 1;
       ++fig.pages;
+      progress.add();
       BtreePageImage img;
       try {
         file.read(p, buf.data(), static_cast<uint8_t>(PageType::Btree));
@@ -134,7 +137,8 @@ IndexFigures walk_index(const std::string& db, const IndexInfo& info, const Page
   return fig;
 }
 
-void run_verify(const VerifyArgs& a, std::ostream& out) {
+void run_verify(const VerifyArgs& a, std::ostream& out, std::ostream& err) {
+  Progress progress(err, a.progress);
   std::vector<std::string> violations;
   std::unique_ptr<IndexFile> index_file;
   try {
@@ -174,7 +178,9 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
     } catch (const std::exception& e) {
       violations.push_back(fmt::format("index {}: {}", info.def.name, e.what()));
     }
-    IndexFigures f = walk_index(a.db, info, file, page_count, owner, all, violations);
+    progress.start("verify: index " + info.def.name, page_count, "pages");
+    IndexFigures f = walk_index(a.db, info, file, page_count, owner, all, violations, progress);
+    progress.finish();
     btree_pages += f.pages;
     entries += f.entries;
   }
@@ -198,7 +204,9 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
       violations.push_back(e.what());
     }
     std::vector<uint8_t> buf(ps);
+    progress.start("verify: other pages", page_count, "pages");
     for (uint32_t p = 2; p < page_count; ++p) {
+      progress.set(p + 1);
       if (owner[p] != 0) continue;
       try {
         file.read(p, buf.data(), 0);
@@ -216,6 +224,8 @@ void run_verify(const VerifyArgs& a, std::ostream& out) {
                                          p, page_type_name(buf[0])));
       }
     }
+    progress.set(page_count);
+    progress.finish();
   }
   // BTree::verify and the walk may both see the same corrupt page.
   std::vector<std::string> unique;
@@ -267,10 +277,13 @@ void add_verify_command(CLI::App& app, TreeCommands& commands) {
       "verify", "Check every structural invariant of a file (or one index); exit 1 on violations");
   sub->add_option("db", args->db, "Index file")->required();
   sub->add_option("--index", args->index, "Only this index (skips the whole-file page check)");
+  sub->add_flag("--progress", args->progress,
+                "Progress lines on stderr even when it is not a terminal (shown on a terminal "
+                "anyway)");
   sub->footer(
       "Prints one 'violation: ...' line per problem, naming the page, and exits 1; otherwise\n"
       "prints one 'OK: ...' summary line.");
-  commands.add(sub, [args](std::ostream& out, std::ostream&) { run_verify(*args, out); });
+  commands.add(sub, [args](std::ostream& out, std::ostream& err) { run_verify(*args, out, err); });
 }
 
 }  // namespace pbtree::tools

@@ -57,6 +57,34 @@ done
 # One figure check that does not depend on the diff: the seed's unique 10^6-row index.
 "$pbtree" stat --firebird --index UI_BID "$scratch/big/db8192.fdb" | grep -q 'nodes: 1000000$' ||
   { echo "FAIL UI_BID does not have 10^6 nodes"; failures=$((failures + 1)); }
+# Progress lines (tools/progress.h): with --progress, the count-0 line and the final figure on
+# stderr; without it (stderr a file, not a terminal), nothing.
+"$pbtree" stat --firebird --progress --index UI_BID "$scratch/big/db8192.fdb" \
+  2> "$scratch/progress.txt" > /dev/null
+# Pages read: every page once, the descent may read the first page of a level once more.
+read -r depth pages < <("$pbtree" stat --firebird --json --index UI_BID "$scratch/big/db8192.fdb" |
+  sed -n 's/.*"depth": \([0-9]*\).*"index_pages": \([0-9]*\).*/\1 \2/p')
+last=$(tr '\r' '\n' < "$scratch/progress.txt" | sed 's/ *$//' | tail -1)
+first=$(tr '\r' '\n' < "$scratch/progress.txt" | head -1)
+if [[ "$first" =~ ^"stat: index UI_BID: 0 / "[0-9,]+" pages (0%)"$ ]] &&
+   [[ "$last" =~ ^"stat: index UI_BID: "[0-9,]+" / "[0-9,]+" pages ("[0-9]+"%)"$ ]] &&
+   got=$(echo "$last" | sed 's/.*: \([0-9,]*\) \/.*/\1/' | tr -d ,) &&
+   [ "$got" -ge "$pages" ] && [ "$got" -le $((pages + depth)) ]; then
+  echo "ok   stat --firebird --progress: '$last' ($pages index pages)"
+else
+  echo "FAIL stat --firebird --progress: '$first' ... '$last' ($pages index pages)"; failures=$((failures + 1))
+fi
+"$pbtree" stat --firebird --what-if --progress --index UI_BID "$scratch/big/db8192.fdb" \
+  2> "$scratch/progress.txt" > /dev/null
+last=$(tr '\r' '\n' < "$scratch/progress.txt" | sed 's/ *$//' | tail -1)
+if [ "$last" = "what-if: index UI_BID: 1,000,000 entries" ]; then
+  echo "ok   stat --firebird --what-if --progress: '$last'"
+else
+  echo "FAIL stat --firebird --what-if --progress: '$last'"; failures=$((failures + 1))
+fi
+"$pbtree" stat --firebird --index UI_BID "$scratch/big/db8192.fdb" 2> "$scratch/progress.txt" > /dev/null
+if [ ! -s "$scratch/progress.txt" ]; then echo "ok   stat --firebird without --progress: stderr empty"
+else echo "FAIL stat --firebird without --progress wrote to stderr"; failures=$((failures + 1)); fi
 # --levels: NULL entries of the COL indexes (ascending and descending) = the rows with NULL.
 nulls=$(echo "select count(*) from t_seed where col is null;" |
   isql-fb -user SYSDBA -q "$scratch/big/db8192.fdb" | awk '$1 ~ /^[0-9]+$/ { print $1 }')
