@@ -423,9 +423,9 @@ std::optional<IndexInfo> IndexFile::find_index(const std::string& name) const {
   return Impl::info(*s);
 }
 
-void IndexFile::read_page(uint32_t page_no, uint8_t* out) const {
+void IndexFile::read_page(uint32_t page_no, uint8_t* out, uint8_t expected_type) const {
   impl_->write_back();
-  impl_->file.read(page_no, out);
+  impl_->file.read(page_no, out, expected_type);
 }
 
 IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries) {

@@ -206,8 +206,11 @@ class IndexFile {
   IndexStats analyze(const std::string& name,
                      const std::function<void(uint32_t)>& on_page = {}) const;
 
-  /// Reads page `page_no` (page_size bytes) into `out`. Throws IoError, CorruptError.
-  void read_page(uint32_t page_no, uint8_t* out) const;
+  /// Reads page `page_no` (page_size bytes) of this object's snapshot (the file plus the
+  /// committed log frames it saw at open) into `out`, checking checksum, page number and,
+  /// unless `expected_type` is 0, the page type (page/page_file.h). Throws IoError,
+  /// CorruptError.
+  void read_page(uint32_t page_no, uint8_t* out, uint8_t expected_type = 0) const;
 
   /// Creates an empty index (one empty root leaf) to fill with tree(name).insert(). Same
   /// checks and errors as bulk_load; durable on return.

@@ -145,7 +145,8 @@ TEST(ShareProcesses, TwoWritersAndReadersOnOneFileLoseNothingAndSeeNoFalseErrors
       ++reader_runs[command];
       const std::string err_text = read_bytes(err);
       if (rc != 0 || !err_text.empty()) {
-        reader_errors.push_back(fmt::format("{}: rc {}: {}", command, rc, err_text));
+        reader_errors.push_back(fmt::format("{}: rc {}: {}{}", command, rc, err_text,
+                                            command == "scan" ? "" : read_bytes(out)));
         continue;
       }
       if (command == "verify" && read_bytes(out).rfind("OK: ", 0) != 0 &&

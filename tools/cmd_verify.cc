@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <vector>
 
 #include "btree/btree.h"
@@ -34,19 +35,13 @@ struct VerifyArgs {
   bool progress = false;  // --progress: tools/progress.h even off a terminal
 };
 
-class NoAllocator : public PageAllocator {
- public:
-  uint32_t allocate() override { throw UsageError("verify: the tree is read-only"); }
-  void release(uint32_t) override {}
-};
-
 struct IndexFigures {
   uint64_t pages = 0;
   uint64_t entries = 0;
 };
 
 // The walk of one index; records owners of pages in `owner` (index id + 1; 0 = none).
-IndexFigures walk_index(const std::string& db, const IndexInfo& info, const PageFile& file,
+IndexFigures walk_index(const std::string& db, const IndexInfo& info, const IndexFile& file,
                         uint32_t page_count,
                         std::vector<uint32_t>& owner, const std::vector<IndexInfo>& all,
                         std::vector<std::string>& violations, Progress& progress) {
@@ -89,7 +84,7 @@ IndexFigures walk_index(const std::string& db, const IndexInfo& info, const Page
       progress.add();
       BtreePageImage img;
       try {
-        file.read(p, buf.data(), static_cast<uint8_t>(PageType::Btree));
+        file.read_page(p, buf.data(), static_cast<uint8_t>(PageType::Btree));
         img = decode_page(buf.data(), ps);
       } catch (const std::exception& e) {
         violations.push_back(fmt::format("index {}: {}", info.def.name, e.what()));
@@ -154,9 +149,11 @@ void run_verify(const VerifyArgs& a, std::ostream& out, std::ostream& err) {
     indexes = {*info};
   }
   const uint32_t ps = index_file->page_size();
+  // Every read below goes through index_file: one snapshot (file plus committed log frames as
+  // of the open). A second open would take a newer snapshot while writers commit, and its
+  // pages would point past this snapshot's page count.
   const uint32_t page_count = index_file->page_count();
-  PageFile file = PageFile::open(a.db, false);
-  file.set_page_size(ps);
+  const IndexFile& file = *index_file;
   const std::vector<IndexInfo> all = index_file->indexes();
 
   std::vector<uint32_t> owner(page_count, 0);
@@ -171,10 +168,7 @@ void run_verify(const VerifyArgs& a, std::ostream& out, std::ostream& err) {
     }
     // BTree::verify stops at the first problem; the walk below goes on past corrupt pages.
     try {
-      BufferPool pool(file, BufferPool::frames_for(size_t{16} << 20, ps));
-      NoAllocator alloc;
-      BTree tree(pool, alloc, info.root_page, info.def, static_cast<uint8_t>(info.id % 256), 0);
-      tree.verify();
+      index_file->tree(info.def.name).verify();
     } catch (const std::exception& e) {
       violations.push_back(fmt::format("index {}: {}", info.def.name, e.what()));
     }
@@ -209,7 +203,7 @@ void run_verify(const VerifyArgs& a, std::ostream& out, std::ostream& err) {
       progress.set(p + 1);
       if (owner[p] != 0) continue;
       try {
-        file.read(p, buf.data(), 0);
+        file.read_page(p, buf.data(), 0);
       } catch (const std::exception& e) {
         violations.push_back(e.what());
         continue;
@@ -252,7 +246,7 @@ void run_verify(const VerifyArgs& a, std::ostream& out, std::ostream& err) {
     // without cutting them off) wrote them and nothing refers to them (the walk above reports
     // any pointer past the count). Not a violation: the next writer cuts them off
     // (docs/FORMAT.md 2.7).
-    const uint64_t file_pages = file.file_size() / ps;
+    const uint64_t file_pages = std::filesystem::file_size(a.db) / ps;
     if (file_pages > page_count) {
       out << fmt::format(
           "note: {}: {} page{} past the header's page count {} (pages {}..{}), left by a load "
