@@ -26,7 +26,7 @@ TEST(CliCompactTest, StatNamesTheLayout) {
             std::string::npos)
       << r.out;
   auto j = run({"stat", db, "--json"});
-  EXPECT_NE(j.out.find("\"layout\": \"compact\""), std::string::npos) << j.out;
+  EXPECT_NE(j.out.find("\"layout\":\"compact\""), std::string::npos) << j.out;
 }
 
 TEST(CliCompactTest, ChangesAndVerifyWork) {

@@ -57,7 +57,7 @@ TEST_F(CliReport, PerIndexSizeChartFillChartAndLevels) {
 TEST_F(CliReport, FiguresEqualStat) {
   testing::CliResult st = run({"stat", "--json", db_});
   ASSERT_EQ(st.code, 0);
-  EXPECT_NE(st.out.find("\"leaf_buckets\": 58,"), std::string::npos) << st.out;
+  EXPECT_NE(st.out.find("\"leaf_buckets\":58,"), std::string::npos) << st.out;
   EXPECT_NE(html_.find("<tr><td>leaf buckets</td><td>58</td></tr>"), std::string::npos);
   EXPECT_NE(html_.find("<tr><td>nodes</td><td>20000</td></tr>"), std::string::npos);
   EXPECT_NE(html_.find("* rescaled-double / firebird</text>"), std::string::npos);

@@ -38,9 +38,9 @@ TEST_F(CliScanFormat, CsvQuotesCommasAndQuotesAndWritesNullEmpty) {
 
 TEST_F(CliScanFormat, JsonArrayOfObjects) {
   EXPECT_EQ(scan("json"),
-            "[\n  {\"value\": null, \"record_number\": 3},\n  {\"value\": \"a\\tb\", "
-            "\"record_number\": 0},\n  {\"value\": \"say \\\"hi\\\"\", \"record_number\": 2},\n"
-            "  {\"value\": \"x,y\", \"record_number\": 1}\n]\n");
+            "[\n  {\"value\":null,\"record_number\":3},\n  {\"value\":\"a\\tb\","
+            "\"record_number\":0},\n  {\"value\":\"say \\\"hi\\\"\",\"record_number\":2},\n"
+            "  {\"value\":\"x,y\",\"record_number\":1}\n]\n");
 }
 
 TEST_F(CliScanFormat, RawIsTheDefault) {
@@ -55,8 +55,21 @@ TEST(CliScanFormatNumbers, JsonNumbersUnquoted) {
   ASSERT_EQ(run({"load", db, "--index", "N", "--type", "numeric(9,2)", "--input", csv}).code, 0);
   testing::CliResult r = run({"scan", db, "--index", "N", "--format", "json"});
   EXPECT_EQ(r.out,
-            "[\n  {\"value\": null, \"record_number\": 2},\n  {\"value\": -2.00, "
-            "\"record_number\": 1},\n  {\"value\": 1.50, \"record_number\": 0}\n]\n");
+            "[\n  {\"value\":null,\"record_number\":2},\n  {\"value\":-2.00,"
+            "\"record_number\":1},\n  {\"value\":1.50,\"record_number\":0}\n]\n");
+}
+
+TEST(CliScanFormatNumbers, JsonReplacesBytesThatAreNotUtf8) {
+  ScratchDir dir("scan-format-utf8");
+  // "a", byte FF, "b"; and "é" in UTF-8 (C3 A9), kept as is.
+  std::string csv = dir.write("t.csv", "a\xff" "b\n\xc3\xa9\n");
+  std::string db = dir.file("u.pbt");
+  ASSERT_EQ(run({"load", db, "--index", "T", "--type", "varchar(8)", "--input", csv}).code, 0);
+  testing::CliResult r = run({"scan", db, "--index", "T", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "[\n  {\"value\":\"a\xef\xbf\xbd" "b\",\"record_number\":0},\n"
+            "  {\"value\":\"\xc3\xa9\",\"record_number\":1}\n]\n");
 }
 
 TEST(CliScanFormatNumbers, UnknownFormatIsAUsageError) {

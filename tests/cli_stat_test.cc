@@ -54,7 +54,7 @@ TEST(CliStatTest, JsonHasEveryKey) {
   ASSERT_EQ(run({"load", db, "--index", "I_J", "--type", "bigint", "--input", in}).code, 0);
   auto r = run({"stat", db, "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("[\n  {\"name\": \"I_J\", ", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind("[\n  {\"name\":\"I_J\",", 0), 0u) << r.out;
   EXPECT_EQ(r.out.substr(r.out.size() - 4), "}\n]\n");
   for (const char* key : {"name",
                           "type",
@@ -76,12 +76,12 @@ TEST(CliStatTest, JsonHasEveryKey) {
                           "index_pages",
                           "bytes_per_entry",
                           "avg_leaf_fill"}) {
-    EXPECT_NE(r.out.find(std::string("\"") + key + "\": "), std::string::npos) << key;
+    EXPECT_NE(r.out.find(std::string("\"") + key + "\":"), std::string::npos) << key;
   }
-  EXPECT_NE(r.out.find("\"type\": \"bigint\", \"key_format\": \"rescaled-double\""),
+  EXPECT_NE(r.out.find("\"type\":\"bigint\",\"key_format\":\"rescaled-double\""),
             std::string::npos);
-  EXPECT_NE(r.out.find("\"nodes\": 50, "), std::string::npos);
-  EXPECT_NE(r.out.find("\"fill_distribution\": [1, 0, 0, 0, 0]"), std::string::npos);
+  EXPECT_NE(r.out.find("\"nodes\":50,"), std::string::npos);
+  EXPECT_NE(r.out.find("\"fill_distribution\":[1,0,0,0,0]"), std::string::npos);
 }
 
 TEST(CliStatTest, UnknownIndexIsError) {

@@ -9,6 +9,7 @@
 #include "firebird/fdb_entries.h"
 #include "firebird/fdb_what_if.h"
 #include <pbtree/keys.h>
+#include "tools/json_out.h"
 #include "tools/stat_format.h"
 #include "tools/what_if_format.h"
 
@@ -62,42 +63,29 @@ std::string format_fdb_stat(const FdbFile& file, const std::vector<FdbTable>& ca
 
 std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable>& catalog,
                                  const FdbStatFilter& filter, Progress* progress) {
-  std::string out = "[";
-  bool first = true;
+  std::vector<std::string> objects;
   for (const FdbTable* t : select_tables(catalog, filter)) {
     for (const FdbIndex& ix : t->indexes) {
       if (!fdb_index_wanted(ix, filter)) continue;
       const IndexStats s = analyze_with_progress(file, *t, ix, progress);
-      out += first ? "\n  {" : ",\n  {";
-      first = false;
-      out += fmt::format("\"table\": {}, \"table_id\": {}, \"name\": {}, \"id\": {}, ",
-                         json_string(t->name), t->id, json_string(ix.name), ix.id);
-      out += fmt::format("\"unique\": {}, \"descending\": {}, \"page_size\": {}, \"segments\": [",
-                         ix.unique ? "true" : "false", ix.descending ? "true" : "false",
-                         file.page_size());
-      for (size_t k = 0; k < ix.segments.size(); ++k) {
-        const FdbSegment& g = ix.segments[k];
-        out += fmt::format("{}{{\"field\": {}, \"type\": {}, \"itype\": {}}}", k ? ", " : "",
-                           json_string(g.field), json_string(fdb_type_name(g)), g.itype);
+      Json o;
+      o["table"] = t->name;
+      o["table_id"] = t->id;
+      o["name"] = ix.name;
+      o["id"] = ix.id;
+      o["unique"] = ix.unique;
+      o["descending"] = ix.descending;
+      o["page_size"] = file.page_size();
+      Json segments = Json::array();
+      for (const FdbSegment& g : ix.segments) {
+        segments.push_back(Json{{"field", g.field}, {"type", fdb_type_name(g)}, {"itype", g.itype}});
       }
-      out += "], ";
-      out += fmt::format("\"root_page\": {}, \"depth\": {}, \"leaf_buckets\": {}, \"nodes\": {}, ",
-                         s.root_page, s.depth, s.leaf_buckets, s.nodes);
-      out += fmt::format("\"avg_node_length\": {}, \"total_dup\": {}, \"max_dup\": {}, ",
-                         json_number(s.avg_node_length), s.total_dup, s.max_dup);
-      out += fmt::format("\"avg_key_length\": {}, \"compression_ratio\": {}, ",
-                         json_number(s.avg_key_length), json_number(s.compression_ratio));
-      out += fmt::format("\"avg_prefix_length\": {}, \"avg_data_length\": {}, ",
-                         json_number(s.avg_prefix_length), json_number(s.avg_data_length));
-      out += fmt::format("\"clustering_factor\": {}, \"clustering_ratio\": {}, ",
-                         s.clustering_factor, json_number(s.clustering_ratio));
-      out += fmt::format("\"fill_distribution\": [{}, {}, {}, {}, {}], \"index_pages\": {}}}",
-                         s.fill_distribution[0], s.fill_distribution[1], s.fill_distribution[2],
-                         s.fill_distribution[3], s.fill_distribution[4], s.index_pages);
+      o["segments"] = std::move(segments);
+      add_gstat_figures(o, s);
+      objects.push_back(json_dump(o));
     }
   }
-  out += first ? "]\n" : "\n]\n";
-  return out;
+  return json_array_lines(objects);
 }
 
 void run_firebird_stat(const FirebirdStatArgs& a, std::ostream& out, Progress* progress) {
@@ -113,10 +101,10 @@ void run_firebird_stat(const FirebirdStatArgs& a, std::ostream& out, Progress* p
 
 std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>& catalog,
                                const FdbStatFilter& filter, bool json, Progress* progress) {
-  std::string text = json ? "[" : "";
+  std::string text;
+  std::vector<std::string> objects;  // json: one dumped object per index
   std::string summary;
   uint64_t before = 0, after = 0;
-  bool first = true;
   for (const FdbTable* t : select_tables(catalog, filter)) {
     for (const FdbIndex& ix : t->indexes) {
       if (!fdb_index_wanted(ix, filter)) continue;
@@ -128,16 +116,18 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
       const FdbWhatIf w = fdb_what_if(file, ix, on_entries);
       if (progress) progress->finish();
       if (json) {
-        text += first ? "\n  " : ",\n  ";
-        first = false;
-        text += fmt::format("{{\"table\": {}, ", json_string(t->name));
+        Json o;
+        o["table"] = t->name;
         if (!w.predicted) {
-          text += fmt::format("\"name\": {}, \"predicted\": false, \"reason\": {}}}",
-                              json_string(ix.name), json_string(w.why));
-          continue;
+          o["name"] = ix.name;
+          o["predicted"] = false;
+          o["reason"] = w.why;
+        } else {
+          o["predicted"] = true;
+          o["shared_rescaled_keys"] = w.shared_keys;
+          o["what_if"] = what_if_json(w.report);
         }
-        text += fmt::format("\"predicted\": true, \"shared_rescaled_keys\": {}, \"what_if\": {}}}",
-                            w.shared_keys, format_what_if_json(w.report));
+        objects.push_back(json_dump(o));
         continue;
       }
       if (!w.predicted) {
@@ -168,7 +158,7 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
       }
     }
   }
-  if (json) return text + (first ? "]\n" : "\n]\n");
+  if (json) return json_array_lines(objects);
   text += fmt::format("Indexes that would shrink by >= {:.1f}x (index pages, bulk-built):\n",
                       kAutoMinGain);
   text += summary.empty() ? "  none\n" : summary;

@@ -8,6 +8,7 @@
 #include "tools/cli_errors.h"
 #include "tools/index_session.h"
 #include "tools/search_key.h"
+#include "tools/json_out.h"
 #include "tools/stat_format.h"
 #include "tools/tree_commands.h"
 
@@ -79,7 +80,9 @@ std::string format_scan_value(const std::string& format, bool is_text, bool is_n
   }
   if (format == "json") {
     if (is_null) return "null";
-    return is_text ? json_string(v) : v;
+    // Strings through the JSON library; numbers as their exact decimal text (a double would
+    // round bigint, int128 and numeric values).
+    return is_text ? json_dump(Json(v)) : v;
   }
   return v;
 }
@@ -112,7 +115,7 @@ class ScanPrinter {
       if (full()) break;
       if (format_ == "json") {
         buf_ += count_ == 0 ? "\n  " : ",\n  ";
-        buf_ += "{\"value\": " + value + ", \"record_number\": " + std::to_string(r) + "}";
+        buf_ += "{\"value\":" + value + ",\"record_number\":" + std::to_string(r) + "}";
       } else {
         buf_ += value;
         buf_ += format_ == "csv" ? ',' : '\t';

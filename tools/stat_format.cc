@@ -1,6 +1,8 @@
 // Text, JSON and table renderings of IndexStats. The gstat block is byte-exact Firebird 3.
 #include "tools/stat_format.h"
 
+#include "tools/json_out.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -43,42 +45,6 @@ std::string format_extra_lines(const IndexInfo& info, const IndexStats& s, uint3
   return out;
 }
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
-
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  return fmt::format("{}", v);
-}
-
 std::string format_choice_line(const IndexInfo& info, const KeyFormatChoice& choice) {
   return fmt::format("\tLayout: {}, key format: {}\n", layout_name(info.def.layout),
                      describe_choice(info.def.type, choice));
@@ -86,43 +52,31 @@ std::string format_choice_line(const IndexInfo& info, const KeyFormatChoice& cho
 
 std::string format_json_object(const IndexInfo& info, const IndexStats& s, uint32_t page_size,
                                const KeyFormatChoice* choice) {
-  std::string out = "{";
-  out += fmt::format("\"name\": {}, \"id\": {}, \"type\": {}, \"key_format\": {}, ",
-                     json_string(info.def.name), info.id, json_string(info.def.type.name()),
-                     json_string(key_format_name(info.def.format)));
-  out += fmt::format("\"unique\": {}, \"descending\": {}, \"page_size\": {}, ",
-                     info.def.unique ? "true" : "false", info.def.descending ? "true" : "false",
-                     page_size);
-  out += fmt::format("\"layout\": \"{}\", ",
-                     info.def.layout == NodeLayout::Compact ? "compact" : "firebird");
-  out += fmt::format("\"root_page\": {}, \"depth\": {}, \"leaf_buckets\": {}, \"nodes\": {}, ",
-                     s.root_page, s.depth, s.leaf_buckets, s.nodes);
-  out += fmt::format("\"avg_node_length\": {}, \"total_dup\": {}, \"max_dup\": {}, ",
-                     json_number(s.avg_node_length), s.total_dup, s.max_dup);
-  out += fmt::format("\"avg_key_length\": {}, \"compression_ratio\": {}, ",
-                     json_number(s.avg_key_length), json_number(s.compression_ratio));
-  out += fmt::format("\"avg_prefix_length\": {}, \"avg_data_length\": {}, ",
-                     json_number(s.avg_prefix_length), json_number(s.avg_data_length));
-  out += fmt::format("\"clustering_factor\": {}, \"clustering_ratio\": {}, ", s.clustering_factor,
-                     json_number(s.clustering_ratio));
-  out += fmt::format("\"fill_distribution\": [{}, {}, {}, {}, {}], ", s.fill_distribution[0],
-                     s.fill_distribution[1], s.fill_distribution[2], s.fill_distribution[3],
-                     s.fill_distribution[4]);
-  out += fmt::format("\"index_pages\": {}, \"bytes_per_entry\": {}, \"avg_leaf_fill\": {}",
-                     s.index_pages, json_number(s.bytes_per_entry), json_number(s.avg_leaf_fill));
+  Json o;
+  o["name"] = info.def.name;
+  o["id"] = info.id;
+  o["type"] = info.def.type.name();
+  o["key_format"] = std::string(key_format_name(info.def.format));
+  o["unique"] = info.def.unique;
+  o["descending"] = info.def.descending;
+  o["page_size"] = page_size;
+  o["layout"] = info.def.layout == NodeLayout::Compact ? "compact" : "firebird";
+  add_gstat_figures(o, s);
+  o["bytes_per_entry"] = s.bytes_per_entry;
+  o["avg_leaf_fill"] = s.avg_leaf_fill;
   if (choice) {
-    out += fmt::format(
-        ", \"key_format_auto\": {{\"layout\": {}, \"default\": {}, \"default_bytes_per_entry\": "
-        "{}, \"best\": {}, \"best_bytes_per_entry\": {}, \"ratio\": {}, \"sample_entries\": {}, "
-        "\"reason\": {}}}",
-        json_string(layout_name(info.def.layout)),
-        json_string(key_format_name(choice->default_format)), json_number(choice->default_bytes),
-        json_string(key_format_name(choice->best)), json_number(choice->best_bytes),
-        json_number(choice->ratio), choice->sample_entries,
-        json_string(describe_choice(info.def.type, *choice)));
+    Json c;
+    c["layout"] = std::string(layout_name(info.def.layout));
+    c["default"] = std::string(key_format_name(choice->default_format));
+    c["default_bytes_per_entry"] = choice->default_bytes;
+    c["best"] = std::string(key_format_name(choice->best));
+    c["best_bytes_per_entry"] = choice->best_bytes;
+    c["ratio"] = choice->ratio;
+    c["sample_entries"] = choice->sample_entries;
+    c["reason"] = describe_choice(info.def.type, *choice);
+    o["key_format_auto"] = std::move(c);
   }
-  out += "}";
-  return out;
+  return json_dump(o);
 }
 
 std::string format_comparison_table(const std::vector<TableRow>& rows) {

@@ -26,7 +26,7 @@ std::string format_extra_lines(const IndexInfo& info, const IndexStats& stats, u
 /// 12.10 bytes/entry on a 25% sample, 2.00x)\n" (describe_choice() of btree/what_if.h).
 std::string format_choice_line(const IndexInfo& info, const KeyFormatChoice& choice);
 
-/// One JSON object with keys name, id, type, key_format, unique, descending, page_size,
+/// One JSON object on one line (tools/json_out.h) with keys name, id, type, key_format, unique, descending, page_size,
 /// root_page, depth, leaf_buckets, nodes, avg_node_length, total_dup, max_dup,
 /// avg_key_length, compression_ratio, avg_prefix_length, avg_data_length,
 /// clustering_factor, clustering_ratio, fill_distribution (array of 5 counts), index_pages,
@@ -35,11 +35,6 @@ std::string format_choice_line(const IndexInfo& info, const KeyFormatChoice& cho
 /// "sample_entries", "reason"}. Non-finite doubles are written as null.
 std::string format_json_object(const IndexInfo& info, const IndexStats& stats, uint32_t page_size,
                                const KeyFormatChoice* choice = nullptr);
-
-/// `s` as a JSON string literal, quotes included.
-std::string json_string(std::string_view s);
-/// `v` in fmt's shortest round-trip form ("12.1", "3"), or null if not finite.
-std::string json_number(double v);
 
 /// One row of the comparison table.
 struct TableRow {

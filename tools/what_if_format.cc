@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "tools/json_out.h"
 #include "tools/stat_format.h"
 
 namespace pbtree::tools {
@@ -64,41 +65,45 @@ std::string format_what_if_table(const WhatIfReport& r) {
   return out;
 }
 
-std::string format_what_if_json(const WhatIfReport& r) {
-  std::string out = "{";
-  out += fmt::format(
-      "\"name\": {}, \"id\": {}, \"type\": {}, \"key_format\": {}, \"layout\": {}, "
-      "\"page_size\": {}, \"entries\": {}, \"predictions\": [",
-      json_string(r.info.def.name), r.info.id, json_string(r.info.def.type.name()),
-      json_string(key_format_name(r.info.def.format)), json_string(layout_name(r.info.def.layout)),
-      r.page_size, r.entries);
-  bool first = true;
+Json what_if_json(const WhatIfReport& r) {
+  Json o;
+  o["name"] = r.info.def.name;
+  o["id"] = r.info.id;
+  o["type"] = r.info.def.type.name();
+  o["key_format"] = std::string(key_format_name(r.info.def.format));
+  o["layout"] = std::string(layout_name(r.info.def.layout));
+  o["page_size"] = r.page_size;
+  o["entries"] = r.entries;
+  Json predictions = Json::array();
   for (const WhatIfRow& w : r.rows) {
-    out += first ? "\n    {" : ",\n    {";
-    first = false;
-    out += fmt::format("\"key_format\": {}, \"layout\": {}, \"current\": {}, \"available\": {}, ",
-                       json_string(key_format_name(w.format)), json_string(layout_name(w.layout)),
-                       w.current ? "true" : "false", w.available ? "true" : "false");
+    Json p;
+    p["key_format"] = std::string(key_format_name(w.format));
+    p["layout"] = std::string(layout_name(w.layout));
+    p["current"] = w.current;
+    p["available"] = w.available;
     if (!w.available) {
-      out += fmt::format("\"reason\": {}}}", json_string(w.unavailable));
+      p["reason"] = w.unavailable;
+      predictions.push_back(std::move(p));
       continue;
     }
-    out += fmt::format(
-        "\"nodes\": {}, \"depth\": {}, \"leaf_pages\": {}, \"index_pages\": {}, "
-        "\"total_dup\": {}, ",
-        w.nodes, w.depth, w.leaf_pages, w.index_pages, w.total_dup);
-    out += fmt::format(
-        "\"avg_key_length\": {}, \"compression_ratio\": {}, \"avg_prefix_length\": {}, "
-        "\"avg_data_length\": {}, ",
-        json_number(w.avg_key_length), json_number(w.compression_ratio),
-        json_number(w.avg_prefix_length), json_number(w.avg_data_length));
-    out += fmt::format(
-        "\"bytes_per_entry\": {}, \"leaf_bytes_per_entry\": {}, \"used_bytes_per_entry\": {}}}",
-        json_number(w.bytes_per_entry), json_number(w.leaf_bytes_per_entry),
-        json_number(w.used_bytes_per_entry));
+    p["nodes"] = w.nodes;
+    p["depth"] = w.depth;
+    p["leaf_pages"] = w.leaf_pages;
+    p["index_pages"] = w.index_pages;
+    p["total_dup"] = w.total_dup;
+    p["avg_key_length"] = w.avg_key_length;
+    p["compression_ratio"] = w.compression_ratio;
+    p["avg_prefix_length"] = w.avg_prefix_length;
+    p["avg_data_length"] = w.avg_data_length;
+    p["bytes_per_entry"] = w.bytes_per_entry;
+    p["leaf_bytes_per_entry"] = w.leaf_bytes_per_entry;
+    p["used_bytes_per_entry"] = w.used_bytes_per_entry;
+    predictions.push_back(std::move(p));
   }
-  out += "\n  ]}";
-  return out;
+  o["predictions"] = std::move(predictions);
+  return o;
 }
+
+std::string format_what_if_json(const WhatIfReport& r) { return json_dump(what_if_json(r)); }
 
 }  // namespace pbtree::tools

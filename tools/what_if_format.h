@@ -5,6 +5,7 @@
 #include <string>
 
 #include "btree/what_if.h"
+#include "tools/json_out.h"
 
 namespace pbtree::tools {
 
@@ -22,6 +23,8 @@ std::string format_what_if_table(const WhatIfReport& report);
 /// nodes, depth, leaf_pages, index_pages, total_dup, avg_key_length, compression_ratio,
 /// avg_prefix_length, avg_data_length, bytes_per_entry, leaf_bytes_per_entry,
 /// used_bytes_per_entry}. Non-finite doubles are null.
+Json what_if_json(const WhatIfReport& report);
+/// what_if_json() dumped on one line (tools/json_out.h).
 std::string format_what_if_json(const WhatIfReport& report);
 
 }  // namespace pbtree::tools

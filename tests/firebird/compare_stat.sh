@@ -63,7 +63,7 @@ done
   2> "$scratch/progress.txt" > /dev/null
 # Pages read: every page once, the descent may read the first page of a level once more.
 read -r depth pages < <("$pbtree" stat --firebird --json --index UI_BID "$scratch/big/db8192.fdb" |
-  sed -n 's/.*"depth": \([0-9]*\).*"index_pages": \([0-9]*\).*/\1 \2/p')
+  sed -n 's/.*"depth":\([0-9]*\).*"index_pages":\([0-9]*\).*/\1 \2/p')
 last=$(tr '\r' '\n' < "$scratch/progress.txt" | sed 's/ *$//' | tail -1)
 first=$(tr '\r' '\n' < "$scratch/progress.txt" | head -1)
 if [[ "$first" =~ ^"stat: index UI_BID: 0 / "[0-9,]+" pages (0%)"$ ]] &&
