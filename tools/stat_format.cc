@@ -31,9 +31,24 @@ std::string format_gstat_block(const IndexInfo& info, const IndexStats& s) {
   return out;
 }
 
+// "(varchar(2) text, bigint rescaled-double)": a compound index's segments with formats.
+std::string segment_list(const IndexDefinition& def) {
+  std::string s = "(";
+  for (size_t i = 0; i < def.segments.size(); ++i) {
+    s += fmt::format("{}{} {}", i ? ", " : "", def.segments[i].type.name(),
+                     key_format_name(def.segments[i].format));
+  }
+  return s + ")";
+}
+
 std::string format_extra_lines(const IndexInfo& info, const IndexStats& s, uint32_t page_size) {
   std::string out =
-      fmt::format("\tType: {}, key format: {}{}{}, page size {}{}\n", info.def.type.name(),
+      info.def.compound()
+          ? fmt::format("\tSegments: {} {}{}{}, page size {}{}\n", info.def.segments.size(),
+                        segment_list(info.def), info.def.unique ? ", unique" : "",
+                        info.def.descending ? ", descending" : "", page_size,
+                        info.def.layout == NodeLayout::Compact ? ", compact layout" : "")
+          : fmt::format("\tType: {}, key format: {}{}{}, page size {}{}\n", info.def.type.name(),
                   key_format_name(info.def.format), info.def.unique ? ", unique" : "",
                   info.def.descending ? ", descending" : "", page_size,
                   info.def.layout == NodeLayout::Compact ? ", compact layout" : "");
@@ -90,6 +105,15 @@ std::string format_json_object(const IndexInfo& info, const IndexStats& s, uint3
   out += fmt::format("\"name\": {}, \"id\": {}, \"type\": {}, \"key_format\": {}, ",
                      json_string(info.def.name), info.id, json_string(info.def.type.name()),
                      json_string(key_format_name(info.def.format)));
+  if (info.def.compound()) {  // every segment's type and key format
+    out += "\"segments\": [";
+    for (size_t i = 0; i < info.def.segments.size(); ++i) {
+      out += fmt::format("{}{{\"type\": {}, \"key_format\": {}}}", i ? ", " : "",
+                         json_string(info.def.segments[i].type.name()),
+                         json_string(key_format_name(info.def.segments[i].format)));
+    }
+    out += "], ";
+  }
   out += fmt::format("\"unique\": {}, \"descending\": {}, \"page_size\": {}, ",
                      info.def.unique ? "true" : "false", info.def.descending ? "true" : "false",
                      page_size);
