@@ -50,7 +50,8 @@ Value value_of(const std::optional<std::string>& b) {
 class CompoundModel : public ::testing::TestWithParam<std::tuple<bool, NodeLayout>> {};
 
 TEST_P(CompoundModel, SearchesEqualTheSortedModel) {
-  const auto [desc, layout] = GetParam();
+  const bool desc = std::get<0>(GetParam());  // no structured binding: clang 14 lambdas
+  const NodeLayout layout = std::get<1>(GetParam());
   TempPath tmp;
   auto f = IndexFile::open_or_create(tmp.path(), 4096);
   IndexDefinition def;
