@@ -52,7 +52,7 @@ uint32_t BTree::create_empty(BufferPool& pool, PageAllocator& allocator, uint8_t
 }
 
 bool BTree::is_null_key(std::span<const uint8_t> key) const {
-  return pbtree::is_null_key(key, def_.descending);
+  return key_exempt_from_unique(def_, key);  // compound: any NULL segment (keys/compound.cc)
 }
 
 // ------------------------------------------------------------------------------------------

@@ -105,6 +105,7 @@ struct IndexFile::Impl {
     i.def.descending = s.descending;
     i.def.layout = s.layout;
     i.def.auto_format = s.auto_format;
+    i.def.segments = s.segments;
     i.id = s.id;
     i.root_page = s.root_page;
     return i;
@@ -262,6 +263,16 @@ void IndexFile::read_page(uint32_t page_no, uint8_t* out, uint8_t expected_type)
 
 IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries) {
   IndexDefinition def = given;
+  if (def.segments.size() == 1) {  // one segment given as a list: today's single-segment index
+    def.type = def.segments[0].type;
+    def.format = def.segments[0].format;
+    def.segments.clear();
+  }
+  for (IndexSegment& g : def.segments) g.format = resolve_key_format(g.type, g.format);
+  if (def.compound()) {
+    def.type = def.segments[0].type;
+    def.format = def.segments[0].format;
+  }
   def.format = resolve_key_format(def.type, def.format);
   Impl& im = *impl_;
   const std::string& path = im.file.path();
@@ -275,19 +286,34 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
   if (im.find(def.name)) {
     throw UsageError(fmt::format("{}: index {} already exists", path, def.name));
   }
+  if (def.segments.size() > kMaxIndexSegments) {
+    throw UsageError(fmt::format("an index has at most {} segments, not {}", kMaxIndexSegments,
+                                 def.segments.size()));
+  }
   try {
     check_key_format(def.type, def.format);
+    for (const IndexSegment& g : def.segments) check_key_format(g.type, g.format);
   } catch (const KeyError& e) {
     throw UsageError(e.what());
   }
-  check_index_key_limit(def.type, def.format, def.descending, ps);
+  check_definition_key_limit(def, ps);  // keys/compound.cc; single segment: check_index_key_limit
   uint32_t slot = 0;
   while (slot < im.slots.size() && im.slots[slot].root_page != 0) ++slot;
   if (slot >= max_index_slots(ps)) {
     throw UsageError(
         fmt::format("{}: the index root page is full ({} indexes)", path, max_index_slots(ps)));
   }
-  const size_t max_key = max_key_length(def.type, def.format, def.descending);
+  const size_t max_key = definition_max_key_length(def);
+  {
+    std::vector<IndexSlot> trial = im.slots;
+    if (slot == trial.size()) trial.emplace_back();
+    trial[slot].root_page = 2;
+    trial[slot].segments = def.segments;
+    if (!index_root_fits(trial, ps)) {
+      throw UsageError(fmt::format("{}: the index root page has no room for index {}", path,
+                                   def.name));
+    }
+  }
   auto& items = entries.items();
   for (const EntryBatch::Item& it : items) {
     try {
@@ -295,7 +321,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
     } catch (const KeyError& e) {
       throw KeyError(fmt::format("{} (entry {})", e.what(), it.tag));
     }
-    if (it.length > max_key) {
+    if (it.length > max_key && !def.compound()) {
       throw KeyError(fmt::format(
           "key of {} bytes is longer than any {} key in format {} can be ({} bytes) (entry {})",
           it.length, def.type.name(), key_format_name(def.format), max_key, it.tag));
@@ -313,7 +339,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
                                           def.name, value, a.recno, a.tag, b.tag),
                               def.name, value, a.recno, a.tag, b.tag);
     }
-    if (def.unique && !is_null_key(entries.key(a), desc)) {
+    if (def.unique && !key_exempt_from_unique(def, entries.key(a))) {
       const std::string value = key_value_text(def, entries.key(a));
       throw DuplicateKeyError(fmt::format("unique index {}: value {} appears twice (entries {} and {})",
                                           def.name, value, a.tag, b.tag),
@@ -331,7 +357,9 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
     FastLoader::Options opt;
     opt.page_size = ps;
     opt.first_page = first;
-    opt.jump_interval = layout_jump_interval(max_key, desc, def.layout);
+    // Firebird's K adds the 1-byte NULL indicator only for a single-segment ascending
+    // index; jump_area_size leaves it out when told "descending", so a compound index asks so.
+    opt.jump_interval = layout_jump_interval(max_key, desc || def.compound(), def.layout);
     opt.index_id = static_cast<uint8_t>(slot % 256);
     opt.layout = def.layout;
     opt.descending = desc;
@@ -353,6 +381,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
     s.descending = def.descending;
     s.layout = def.layout;
     s.auto_format = def.auto_format;
+    s.segments = def.segments;
     s.root_page = root;
     s.id = slot;
     FileHeader h = im.header;

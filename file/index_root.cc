@@ -26,13 +26,25 @@ bool valid_index_name(const std::string& name) {
   return true;
 }
 
+bool index_root_fits(const std::vector<IndexSlot>& slots, uint32_t page_size) {
+  size_t descriptors = 0;
+  for (const IndexSlot& s : slots) {
+    if (s.root_page != 0) descriptors += s.segments.size() * kSegmentDescriptorSize;
+  }
+  return kIndexSlotsOffset + slots.size() * kIndexSlotSize + descriptors <= page_size;
+}
+
 void encode_index_root_page(const std::vector<IndexSlot>& slots, uint8_t* page,
                             uint32_t page_size) {
   if (slots.size() > max_index_slots(page_size)) {
     throw std::length_error(fmt::format("{} index slots exceed the {} an index root page holds",
                                         slots.size(), max_index_slots(page_size)));
   }
+  if (!index_root_fits(slots, page_size)) {
+    throw std::length_error("index slots and segment descriptors exceed the index root page");
+  }
   std::memset(page, 0, page_size);
+  size_t descriptor_end = page_size;
   page[0] = static_cast<uint8_t>(PageType::IndexRoot);
   put_u16(page + 16, 0);
   put_u16(page + 18, static_cast<uint16_t>(slots.size()));
@@ -42,13 +54,31 @@ void encode_index_root_page(const std::vector<IndexSlot>& slots, uint8_t* page,
     if (s.root_page == 0) continue;
     put_u32(p + 0, s.root_page);
     put_u32(p + 4, static_cast<uint32_t>(i));
-    p[8] = static_cast<uint8_t>(s.type.type);
-    p[9] = s.type.precision;
-    p[10] = s.type.scale;
-    p[11] = static_cast<uint8_t>(s.format);
-    put_u16(p + 12, s.type.length);
+    const bool compound = s.segments.size() > 1;
+    if (!compound) {
+      p[8] = static_cast<uint8_t>(s.type.type);
+      p[9] = s.type.precision;
+      p[10] = s.type.scale;
+      p[11] = static_cast<uint8_t>(s.format);
+      put_u16(p + 12, s.type.length);
+    } else {
+      descriptor_end -= s.segments.size() * kSegmentDescriptorSize;
+      p[8] = 0;
+      p[9] = static_cast<uint8_t>(s.segments.size());
+      put_u16(p + 10, static_cast<uint16_t>(descriptor_end));
+      for (size_t g = 0; g < s.segments.size(); ++g) {
+        uint8_t* d = page + descriptor_end + g * kSegmentDescriptorSize;
+        const IndexSegment& seg = s.segments[g];
+        d[0] = static_cast<uint8_t>(seg.type.type);
+        d[1] = seg.type.precision;
+        d[2] = seg.type.scale;
+        d[3] = static_cast<uint8_t>(seg.format);
+        put_u16(d + 4, seg.type.length);
+      }
+    }
     p[14] = static_cast<uint8_t>((s.unique ? 1 : 0) | (s.descending ? 2 : 0) |
                                  (s.layout == NodeLayout::Compact ? kSlotFlagCompact : 0) |
+                                 (compound ? kSlotFlagCompound : 0) |
                                  (s.auto_format ? kSlotFlagAutoFormat : 0));
     size_t n = std::min(s.name.size(), kMaxIndexNameLength);
     p[15] = static_cast<uint8_t>(n);
@@ -83,19 +113,44 @@ std::vector<IndexSlot> decode_index_root_page(const uint8_t* page, uint32_t page
       throw slot_bad(fmt::format("root page {} outside [2, {})", s.root_page, page_count));
     }
     if (get_u32(p + 4) != i) throw slot_bad(fmt::format("index id {}", get_u32(p + 4)));
-    uint8_t type = p[8];
-    if (type < 1 || type > 7) throw slot_bad(fmt::format("unknown column type {}", type));
-    s.type.type = static_cast<ColumnType>(type);
-    s.type.precision = p[9];
-    s.type.scale = p[10];
-    s.type.length = get_u16(p + 12);
-    uint8_t format = p[11];
-    if (format != 0 && format != 1 && format != 8 && format != 10 && format != 13) {
-      throw slot_bad(fmt::format("unknown key format {}", format));
-    }
-    s.format = static_cast<KeyFormat>(format);
-    if ((p[14] & ~(3 | kSlotFlagCompact | kSlotFlagAutoFormat)) != 0) {
+    auto read_type = [&](const uint8_t* d, const std::string& where) {
+      uint8_t type = d[0];
+      if (type < 1 || type > 7) throw slot_bad(fmt::format("{}unknown column type {}", where, type));
+      TypeSpec t;
+      t.type = static_cast<ColumnType>(type);
+      t.precision = d[1];
+      t.scale = d[2];
+      t.length = get_u16(d + 4);
+      uint8_t format = d[3];
+      if (format != 0 && format != 1 && format != 8 && format != 10 && format != 13) {
+        throw slot_bad(fmt::format("{}unknown key format {}", where, format));
+      }
+      return IndexSegment{t, static_cast<KeyFormat>(format)};
+    };
+    if ((p[14] & ~(3 | kSlotFlagCompact | kSlotFlagCompound | kSlotFlagAutoFormat)) != 0) {
       throw slot_bad(fmt::format("unknown flags {:#x}", p[14]));
+    }
+    if ((p[14] & kSlotFlagCompound) == 0) {
+      const uint8_t d[6] = {p[8], p[9], p[10], p[11], p[12], p[13]};
+      const IndexSegment g = read_type(d, "");
+      s.type = g.type;
+      s.format = g.format;
+    } else {
+      const uint32_t n = p[9];
+      const uint32_t off = get_u16(p + 10);
+      if (p[8] != 0 || n < 2 || n > kMaxIndexSegments) {
+        throw slot_bad(fmt::format("compound index with {} segments", n));
+      }
+      if (off < kIndexSlotsOffset + count * kIndexSlotSize ||
+          off + n * kSegmentDescriptorSize > page_size) {
+        throw slot_bad(fmt::format("segment descriptors at offset {} outside the page", off));
+      }
+      for (uint32_t g = 0; g < n; ++g) {
+        s.segments.push_back(
+            read_type(page + off + g * kSegmentDescriptorSize, fmt::format("segment {}: ", g + 1)));
+      }
+      s.type = s.segments[0].type;
+      s.format = s.segments[0].format;
     }
     s.unique = (p[14] & 1) != 0;
     s.descending = (p[14] & 2) != 0;

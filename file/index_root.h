@@ -21,10 +21,21 @@
 //            10 decimal128, 13 bcd)
 //    12    2 length in bytes (varchar), else 0
 //    14    1 flags: 1 unique, 2 descending, 4 compact node layout (docs/FORMAT.md §2.9),
-//            0x80 key format chosen by `--key-format auto` (the reason is recomputed from
-//            the index, btree/what_if.h)
+//            8 compound index (below), 0x80 key format chosen by `--key-format auto` (the
+//            reason is recomputed from the index, btree/what_if.h)
 //    15    1 name length, 1..31
 //    16   32 name bytes [A-Za-z0-9_$], zero-padded
+//
+//   compound slot (flag 8; single-segment slots never have it and keep the bytes above):
+//     8    1 0 (no single column type)
+//     9    1 segment count N, 2..16
+//    10    2 descriptor offset D: byte offset in the page of the N segment descriptors
+//    12    2 0
+//   segment descriptor (6 bytes, N of them at D, segment order), same fields as slot bytes
+//   8..13 of a single-segment slot:
+//     0    1 column type   1 precision   2 scale   3 key format   4 2 length (varchar)
+//   Descriptors are packed from the end of the page downward, in slot order (the first
+//   compound slot's descriptors end at page_size); they never overlap the slot table.
 #pragma once
 
 #include <cstddef>
@@ -42,6 +53,9 @@ inline constexpr size_t kIndexSlotSize = 48;
 inline constexpr uint8_t kSlotFlagCompact = 0x04;
 /// Slot flags bit (byte 14): the key format was chosen by `pbtree load --key-format auto`.
 inline constexpr uint8_t kSlotFlagAutoFormat = 0x80;
+/// Index root slot flag (byte 14): a compound index; its segments are in descriptors.
+inline constexpr uint8_t kSlotFlagCompound = 0x08;
+inline constexpr size_t kSegmentDescriptorSize = 6;
 inline constexpr size_t kIndexSlotsOffset = 20;
 inline constexpr size_t kMaxIndexNameLength = 31;
 
@@ -56,7 +70,12 @@ struct IndexSlot {
   bool auto_format = false;                  ///< flag 0x80: key format chosen by --key-format auto
   uint32_t root_page = 0;                    ///< 0: free slot
   uint32_t id = 0;                           ///< slot number
+  std::vector<IndexSegment> segments;        ///< flag 8: 2..16 segments, else empty
 };
+
+/// True if `slots` fit an index root page of `page_size` bytes (slot table plus the
+/// compound segment descriptors).
+bool index_root_fits(const std::vector<IndexSlot>& slots, uint32_t page_size);
 
 /// Slots an index root page of `page_size` bytes holds: (page_size - 20) / 48.
 uint32_t max_index_slots(uint32_t page_size);

@@ -44,6 +44,7 @@ Value TypedIndex::parse(std::string_view text) const {
 }
 
 std::vector<uint8_t> TypedIndex::key_of(const Value& value) const {
+  if (info_.def.compound()) return key_of(std::span<const Value>(&value, 1));  // count error
   KeyBuffer k;
   try {
     if (value.kind == Value::Kind::Text && info_.def.type.type != ColumnType::Varchar) {
@@ -63,6 +64,7 @@ std::vector<uint8_t> TypedIndex::key_of(const Value& value) const {
 }
 
 std::string TypedIndex::value_text(std::span<const uint8_t> key) const {
+  if (info_.def.compound()) return key_value_text(info_.def, key);  // "(v1, v2)"
   return key_to_text(info_.def.type, info_.def.format, info_.def.descending, key);
 }
 

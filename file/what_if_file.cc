@@ -17,6 +17,11 @@ WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_e
   const std::optional<IndexInfo> info = file.find_index(name);
   if (!info) throw UsageError(fmt::format("{}: no index named {}", file.path(), name));
   if (sample_every == 0) throw std::invalid_argument("what_if: sample_every must be >= 1");
+  if (info->def.compound()) {
+    throw UsageError(fmt::format("{}: index {} is compound: its what-if is per segment "
+                                 "(compound_what_if, file/what_if_compound.h)",
+                                 file.path(), name));
+  }
   WhatIfEstimator::Options o;
   o.type = info->def.type;
   o.source = info->def.format;

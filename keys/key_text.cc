@@ -266,6 +266,13 @@ std::string key_to_text(const TypeSpec& type, KeyFormat format, bool descending,
 }
 
 std::string key_value_text(const IndexDefinition& def, std::span<const uint8_t> key) {
+  if (def.compound()) {  // "(v1, v2, ...)", keys/compound.cc
+    const auto texts = key_segment_texts(def, key);
+    if (!texts) return hex_bytes(key);
+    std::string s = "(";
+    for (size_t i = 0; i < texts->size(); ++i) s += (i ? ", " : "") + (*texts)[i];
+    return s + ")";
+  }
   try {
     return key_to_text(def.type, resolve_key_format(def.type, def.format), def.descending, key);
   } catch (const KeyError&) {

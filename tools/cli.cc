@@ -20,6 +20,7 @@
 #include "btree/level_stats.h"
 #include "page/file_lock.h"
 #include "tools/cmd_compare.h"
+#include "tools/compound_cli.h"
 #include "tools/cmd_firebird.h"
 #include "tools/cmd_report.h"
 #include "tools/csv_reader.h"
@@ -35,18 +36,21 @@ namespace pbtree::tools {
 namespace {
 
 struct KeyArgs {
-  std::string type, key_format;
+  std::vector<std::string> types;
+  std::string key_format;
   bool descending = false;
   std::vector<std::string> values;
 };
 
 struct LoadArgs {
-  std::string db, index, type, key_format, input;
+  std::vector<std::string> types;
+  std::vector<size_t> columns;
+  std::string db, index, key_format, input;
   bool unique = false, descending = false, header = false, progress = false;
   std::string layout = "firebird";
   bool append = false;
   uint32_t page_size = 0;
-  size_t column = 1, recno_column = 0;
+  size_t recno_column = 0;
 };
 
 struct StatArgs {
@@ -82,8 +86,27 @@ TypeSpec parse_type_argument(const std::string& text) {
   }
 }
 
+// `key --type T1 --type T2 -- V1 V2`: one compound key, one value per segment (NULL is a
+// NULL segment, '=' drops one leading '='; tools/compound_cli.h).
+void run_compound_key(const KeyArgs& a, std::ostream& out) {
+  if (!a.key_format.empty()) throw ArgumentError("--key-format is for one --type");
+  if (a.values.size() != a.types.size()) {
+    throw ArgumentError(fmt::format("{} --type need {} values, got {}", a.types.size(),
+                                    a.types.size(), a.values.size()));
+  }
+  IndexDefinition def;
+  def.name = "KEY";
+  def.descending = a.descending;
+  for (const std::string& t : a.types) {
+    const TypeSpec type = parse_type_argument(t);
+    def.segments.push_back(IndexSegment{type, default_key_format(type)});
+  }
+  out << hex_bytes(entry_key_of_tokens(def, a.values)) << '\n';
+}
+
 void run_key(const KeyArgs& a, std::ostream& out) {
-  const TypeSpec type = parse_type_argument(a.type);
+  if (a.types.size() > 1) return run_compound_key(a, out);
+  const TypeSpec type = parse_type_argument(a.types.at(0));
   const KeyFormat format =
       a.key_format.empty() ? default_key_format(type) : parse_key_format(a.key_format);
   check_key_format(type, format);
@@ -101,14 +124,37 @@ void run_load(const LoadArgs& a, std::ostream& err) {
   if (a.append) {
     ColumnSource source;
     source.header = a.header;
-    source.column = a.column;
+    if (a.types.size() > 1) throw ArgumentError("--append takes at most one --type");
+    source.column = a.columns.empty() ? 1 : a.columns[0];
+    if (a.columns.size() > 1) source.columns = a.columns;
     source.recno_column = a.recno_column;
-    append_to_index(a.db, a.index, a.input, source, a.type);
+    append_to_index(a.db, a.index, a.input, source, a.types.empty() ? "" : a.types[0]);
     return;
   }
   IndexDefinition def;
   def.name = a.index;
-  def.type = parse_type_argument(a.type);
+  def.type = parse_type_argument(a.types.at(0));
+  if (a.types.size() > 1) {  // a compound index: --type and --column once per segment
+    if (a.types.size() > kMaxIndexSegments) {
+      throw ArgumentError(fmt::format("an index has at most {} segments, not {}",
+                                      kMaxIndexSegments, a.types.size()));
+    }
+    if (!a.key_format.empty()) {
+      throw ArgumentError("--key-format applies to single-segment indexes (compound: each "
+                          "segment has its type's default format)");
+    }
+    if (a.columns.size() != a.types.size()) {
+      throw ArgumentError(fmt::format("{} --type but {} --column: give one --column per segment",
+                                      a.types.size(), a.columns.size()));
+    }
+    for (const std::string& t : a.types) {
+      const TypeSpec type = parse_type_argument(t);
+      def.segments.push_back(IndexSegment{type, default_key_format(type)});
+    }
+  } else if (a.columns.size() > 1) {
+    throw ArgumentError(fmt::format("{} --column but one --type: give one --type per segment",
+                                    a.columns.size()));
+  }
   if (a.key_format == "auto") {
     def.auto_format = true;
     def.format = default_key_format(def.type);
@@ -121,7 +167,8 @@ void run_load(const LoadArgs& a, std::ostream& err) {
   def.layout = a.layout == "compact" ? NodeLayout::Compact : NodeLayout::Firebird;
   ColumnSource source;
   source.header = a.header;
-  source.column = a.column;
+  source.column = a.columns.empty() ? 1 : a.columns[0];
+  if (def.compound()) source.columns = a.columns;
   source.recno_column = a.recno_column;
   load_index_file(a.db, def, a.page_size, a.input, source, a.progress ? &err : nullptr);
 }
@@ -164,6 +211,18 @@ void run_stat(const StatArgs& a, std::ostream& out, std::ostream& err) {
       if (progress.enabled()) {
         progress.start("what-if: index " + info.def.name, 0, "entries");
         on_entries = [&progress](uint64_t n) { progress.set(n); };
+      }
+      if (info.def.compound()) {  // per segment (file/what_if_compound.h)
+        const CompoundWhatIfReport report = compound_what_if(*file, info.def.name, on_entries);
+        progress.finish();
+        if (a.json) {
+          text += first ? "\n  " : ",\n  ";
+          text += format_compound_what_if_json(report);
+        } else {
+          text += format_compound_what_if_table(report);
+        }
+        first = false;
+        continue;
       }
       const WhatIfReport report = what_if(*file, info.def.name, 1, {}, on_entries);
       progress.finish();
@@ -220,9 +279,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   KeyArgs key_args;
   CLI::App* key = app.add_subcommand("key", "Print the normalized key of each value as hex bytes");
-  key->add_option("--type", key_args.type,
-                  "Column type: smallint integer bigint int128 double numeric(P,S) varchar(N)")
-      ->required();
+  key->add_option("--type", key_args.types,
+                  "Column type: smallint integer bigint int128 double numeric(P,S) varchar(N); "
+                  "repeat it for a compound key (one value per --type)")
+      ->required()
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   key->add_option("--key-format", key_args.key_format,
                   "Key format: double rescaled-double decimal128 bcd text (default: Firebird 5's)");
   key->add_flag("--descending", key_args.descending, "Descending key");
@@ -232,7 +294,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App* load = app.add_subcommand("load", "Bulk-build one new index from a CSV file");
   load->add_option("db", load_args.db, "Index file (created if missing)")->required();
   load->add_option("--index", load_args.index, "Name of the new index")->required();
-  load->add_option("--type", load_args.type, "Column type (required unless --append)");
+  load->add_option("--type", load_args.types,
+                   "Column type (required unless --append); repeat it, with --column, once "
+                   "per segment of a compound index")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   load->add_option("--key-format", load_args.key_format,
                    "Key format, or auto: the smallest on a 25% sample if >= 1.2x smaller than "
                    "the default (default: Firebird 5's)");
@@ -246,7 +312,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                    "Page size in bytes for a new file (must match an existing file)");
   load->add_option("--input", load_args.input, "CSV input, plain or .zst; - reads standard input (plain or zstd)")->required();
   load->add_flag("--header", load_args.header, "The input's first line is a header");
-  load->add_option("--column", load_args.column, "1-based column of the values (default 1)")
+  load->add_option("--column", load_args.columns,
+                   "1-based column of the values (default 1); once per --type of a compound "
+                   "index, in segment order")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->check(column_number_check());
   load->add_option("--recno-column", load_args.recno_column,
                    "1-based column of record numbers (default: row ordinal from 0)")
@@ -255,7 +325,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   load->add_flag("--append", load_args.append,
                  "Insert into the existing index instead (all-or-nothing, durable at exit)");
   load->callback([&load_args, load] {
-    if (!load_args.append && load_args.type.empty()) throw CLI::RequiredError("--type");
+    if (!load_args.append && load_args.types.empty()) throw CLI::RequiredError("--type");
     if (!load_args.append) return;
     // --append inserts into an index as it was created: options that define a new index
     // would be ignored, so they are refused.

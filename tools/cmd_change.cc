@@ -10,6 +10,7 @@
 #include <pbtree/keys.h>
 #include <pbtree/index_file.h>
 #include "tools/cli_errors.h"
+#include "tools/compound_cli.h"
 #include "tools/csv_reader.h"
 #include "tools/index_session.h"
 #include "tools/tree_commands.h"
@@ -47,12 +48,53 @@ std::pair<std::optional<std::string>, uint64_t> value_and_recno(const ChangeArgs
   return {value, parse_recno(a.args.back())};
 }
 
+// insert / delete on a compound index: exactly one value per segment, then RECNO.
+void run_compound_change(const ChangeArgs& a, bool insert,
+                         std::unique_ptr<IndexSession> session) {
+  const IndexDefinition def = session->info().def;
+  if (a.null) throw ArgumentError("--null is for single-segment indexes: give the token NULL");
+  if (a.args.empty()) throw ArgumentError("expected V1 .. Vn RECNO");
+  const uint64_t recno = parse_recno(a.args.back());
+  const std::vector<std::string> tokens(a.args.begin(), a.args.end() - 1);
+  const std::vector<uint8_t> key = entry_key_of_tokens(def, tokens);
+  {
+    check_key_length(key.size(), session->page_size());
+    const std::string shown = key_value_text(def, key);
+    BTree& tree = session->tree();
+    if (insert) {
+      if (tree.contains(key, recno)) {
+        throw UsageError(
+            fmt::format("index {}: entry ({}, {}) already exists", def.name, shown, recno));
+      }
+      if (def.unique && !key_exempt_from_unique(def, key)) {
+        std::vector<uint64_t> found = tree.find(key);
+        if (!found.empty()) {
+          throw UsageError(fmt::format("unique index {}: value {} already exists (record {})",
+                                       def.name, shown, found.front()));
+        }
+      }
+    } else if (!tree.contains(key, recno)) {
+      throw NotFoundError(fmt::format("index {}: no entry ({}, {})", def.name, shown, recno));
+    }
+  }
+  session.reset();
+  session = IndexSession::open(a.db, a.index, true);
+  if (insert) {
+    session->tree().insert(key, recno);
+  } else {
+    session->tree().remove(key, recno);
+  }
+  session->commit();
+}
+
 void run_change(const ChangeArgs& a, bool insert) {
+  // Every check on a read-only open: on error the file is not even opened for writing.
+  auto first = IndexSession::open(a.db, a.index, false);
+  if (first->info().def.compound()) return run_compound_change(a, insert, std::move(first));
   auto [text, recno] = value_and_recno(a);
   KeyBuffer key;
   {
-    // Every check on a read-only open: on error the file is not even opened for writing.
-    auto session = IndexSession::open(a.db, a.index, false);
+    auto session = std::move(first);
     const IndexDefinition& def = session->info().def;
     build_key(def.type, def.format, text ? parse_value(def.type, *text) : Value::null(),
               def.descending, key);
@@ -94,7 +136,9 @@ void add_change_command(CLI::App& app, TreeCommands& commands, bool insert) {
   sub->add_option("--index", args->index, "Index name")->required();
   sub->add_flag("--null", args->null, "The value is NULL");
   sub->add_option("args", args->args,
-                  "VALUE RECNO, or RECNO after --null (put -- before a negative value)");
+                  "VALUE RECNO, or RECNO after --null (put -- before a negative value); on a "
+                  "compound index V1 .. Vn RECNO, one value per segment (NULL: a NULL "
+                  "segment, =NULL: the text NULL)");
   sub->footer(
       "VALUE is read as `load` reads it (the index's column type). Errors (exit 1): no such\n"
       "index, malformed value, a key too long, insert of an existing (value, record number)\n"
@@ -118,7 +162,15 @@ uint64_t append_to_index(const std::string& db_path, const std::string& index,
   // Checks on a read-only open, then the inserts on a writable one.
   auto session = IndexSession::open(db_path, index, false);
   const IndexDefinition def = session->info().def;
-  if (!type_text.empty() && TypeSpec::parse(type_text) != def.type) {
+  if (def.compound()) {  // one --column per segment (tools/compound_cli.h)
+    if (source.columns.size() != def.segments.size()) {
+      throw ArgumentError(fmt::format("index {} has {} segments: give --column {} times",
+                                      def.name, def.segments.size(), def.segments.size()));
+    }
+    source.segments = def.segments;
+  } else if (source.columns.size() > 1) {
+    throw ArgumentError(fmt::format("index {} has one segment: give one --column", def.name));
+  } else if (!type_text.empty() && TypeSpec::parse(type_text) != def.type) {
     throw UsageError(fmt::format("index {} is {}, not {}", def.name, def.type.name(),
                                  TypeSpec::parse(type_text).name()));
   }
@@ -145,13 +197,16 @@ uint64_t append_to_index(const std::string& db_path, const std::string& index,
   });
   const std::vector<uint8_t> null = desc ? std::vector<uint8_t>{0xFF} : std::vector<uint8_t>{};
   auto is_null = [&](std::span<const uint8_t> k) {
+    if (def.compound()) return key_exempt_from_unique(def, k);  // any NULL segment
     return k.size() == null.size() && std::equal(k.begin(), k.end(), null.begin());
   };
   BTree& tree = session->tree();
   for (size_t i = 0; i < order.size(); ++i) {
     const auto& it = items[order[i]];
     std::span<const uint8_t> k = batch.key(it);
-    auto value_text = [&] { return key_to_text(def.type, def.format, desc, k); };
+    auto value_text = [&] {
+      return def.compound() ? key_value_text(def, k) : key_to_text(def.type, def.format, desc, k);
+    };
     if (i > 0) {
       const auto& prev = items[order[i - 1]];
       if (compare_keys(batch.key(prev), k, desc) == 0) {

@@ -6,6 +6,7 @@
 
 #include <pbtree/keys.h>
 #include "tools/cli_errors.h"
+#include "tools/compound_cli.h"
 #include "tools/index_session.h"
 #include "tools/search_key.h"
 #include "tools/json_out.h"
@@ -18,7 +19,7 @@ namespace {
 
 struct FindArgs {
   std::string db, index;
-  bool null = false;
+  bool null = false, explain = false;
   std::vector<std::string> values;
 };
 
@@ -26,7 +27,8 @@ struct ScanArgs {
   std::string db, index;
   std::string from, to, starting_with;
   bool from_null = false, to_null = false, from_exclusive = false, to_exclusive = false;
-  bool desc = false;
+  bool desc = false, explain = false;
+  std::vector<std::string> values;  // compound: equality on the leading segments
   uint64_t limit = 0;
   std::string format = "raw";  // raw (value TAB recno, unescaped), tsv, csv, json
   CLI::Option* from_opt = nullptr;
@@ -34,16 +36,56 @@ struct ScanArgs {
   CLI::Option* starting_opt = nullptr;
 };
 
-void run_find(const FindArgs& a, std::ostream& out) {
+// find on a compound index: one value per leading segment (tools/compound_cli.h).
+void run_compound_find(const FindArgs& a, IndexSession& session, std::ostream& out,
+                       std::ostream& err) {
+  const IndexDefinition& def = session.info().def;
+  if (a.null) throw ArgumentError("--null is for single-segment indexes: give the token NULL");
+  if (a.values.empty()) throw ArgumentError("expected V1 [V2 ...]: one value per leading segment");
+  const std::optional<LeadingSearch> s = leading_search_of(def, a.values, nullptr);
+  LeadingPlan plan;
+  plan.empty = true;
+  if (s) plan = plan_leading_search(def, *s);
+  std::vector<uint64_t> recnos;
+  const uint64_t examined =
+      run_leading_plan(session.tree(), plan, [&](std::span<const uint8_t>, uint64_t r) {
+        recnos.push_back(r);
+        return true;
+      });
+  std::sort(recnos.begin(), recnos.end());
+  std::string text;
+  for (uint64_t r : recnos) text += std::to_string(r) + '\n';
+  out << text;
+  if (a.explain) err << explain_text(plan, examined);
+}
+
+void run_find(const FindArgs& a, std::ostream& out, std::ostream& err) {
+  auto session = IndexSession::open(a.db, a.index, false);
+  if (session->info().def.compound()) return run_compound_find(a, *session, out, err);
   if (a.values.size() != (a.null ? 0u : 1u)) {
     throw ArgumentError(a.null ? "--null takes no VALUE" : "expected one VALUE (or --null)");
   }
-  auto session = IndexSession::open(a.db, a.index, false);
   const IndexDefinition& def = session->info().def;
   std::optional<std::vector<uint8_t>> key =
       a.null ? std::optional(null_key(def.descending)) : equality_key(def, a.values[0]);
   if (!key) return;
   std::string text;
+  if (a.explain) {  // the same walk through the counting scan (file/compound_search.h)
+    LeadingSearch s;
+    s.equal.push_back(*key);
+    const LeadingPlan plan = plan_leading_search(def, s);
+    std::vector<uint64_t> recnos;
+    const uint64_t examined =
+        run_leading_plan(session->tree(), plan, [&](std::span<const uint8_t>, uint64_t r) {
+          recnos.push_back(r);
+          return true;
+        });
+    std::sort(recnos.begin(), recnos.end());
+    for (uint64_t r : recnos) text += std::to_string(r) + '\n';
+    out << text;
+    err << explain_text(plan, examined);
+    return;
+  }
   for (uint64_t r : session->tree().find(*key)) {
     text += std::to_string(r);
     text += '\n';
@@ -103,14 +145,33 @@ class ScanPrinter {
     out_ << buf_;
   }
   bool full() const { return limit_ != 0 && count_ >= limit_; }
+  // A compound key's segments: raw / tsv TAB-separated, csv comma-separated, json an array.
+  std::string compound_value(std::span<const uint8_t> key) const {
+    const std::vector<std::string> texts = segment_texts(def_, key);
+    std::string s = format_ == "json" ? "[" : "";
+    for (size_t i = 0; i < texts.size(); ++i) {
+      const bool text = i < def_.segment_count() && def_.segment(i).type.type == ColumnType::Varchar;
+      const bool null = texts[i] == "NULL" && texts.size() == def_.segment_count() &&
+                        key_segment_is_null(i, key);
+      if (i > 0) s += format_ == "json" ? ", " : (format_ == "csv" ? "," : "\t");
+      s += format_scan_value(format_, text, null, texts[i]);
+    }
+    return format_ == "json" ? s + "]" : s;
+  }
+  bool key_segment_is_null(size_t i, std::span<const uint8_t> key) const {
+    const auto parts = split_compound_key(def_, key);
+    return parts && i < parts->size() && is_null_key((*parts)[i], def_.descending);
+  }
   // One run of equal keys; record numbers printed ascending.
   void run(std::span<const uint8_t> key, std::vector<uint64_t>& recnos, bool reversed) {
     if (reversed) std::reverse(recnos.begin(), recnos.end());
     if (recnos.empty() || full()) return;
     const bool is_null = std::equal(key.begin(), key.end(), null_.begin(), null_.end());
-    const std::string value = format_scan_value(
-        format_, def_.type.type == ColumnType::Varchar, is_null,
-        key_to_text(def_.type, def_.format, def_.descending, key));
+    const std::string value =
+        def_.compound() ? compound_value(key)
+                        : format_scan_value(format_, def_.type.type == ColumnType::Varchar,
+                                            is_null,
+                                            key_to_text(def_.type, def_.format, def_.descending, key));
     for (uint64_t r : recnos) {
       if (full()) break;
       if (format_ == "json") {
@@ -140,7 +201,60 @@ class ScanPrinter {
   uint64_t count_ = 0;
 };
 
-void run_scan(const ScanArgs& a, std::ostream& out) {
+// scan on the leading segments (compound indexes, and --explain on any index): one
+// LeadingPlan through the counting scan of file/compound_search.h. A --starting-with prefix
+// ending in spaces also matches the value equal to the prefix without them (PAD SPACE; not
+// combined with --from / --to): that equality runs first in ascending value order.
+void run_leading_scan(const ScanArgs& a, const ScanRequest& req, IndexSession& session,
+                      std::ostream& out, std::ostream& err) {
+  const IndexDefinition& def = session.info().def;
+  BTree& tree = session.tree();
+  ScanPrinter printer(def, a.limit, out, a.format);
+  uint64_t examined = 0;
+  std::string explain;
+  const bool backward_runs = req.descending != def.descending;
+  auto run = [&](const std::optional<LeadingSearch>& s) {
+    LeadingPlan plan;
+    plan.empty = true;
+    if (s) plan = plan_leading_search(def, *s);
+    std::vector<uint8_t> run_key;
+    std::vector<uint64_t> run_recnos;
+    const uint64_t n = run_leading_plan(tree, plan, [&](std::span<const uint8_t> k, uint64_t r) {
+      if (!run_recnos.empty() && !std::equal(k.begin(), k.end(), run_key.begin(), run_key.end())) {
+        printer.run(run_key, run_recnos, backward_runs);
+        run_recnos.clear();
+      }
+      if (run_recnos.empty()) run_key.assign(k.begin(), k.end());
+      run_recnos.push_back(r);
+      return !printer.full();
+    });
+    if (!run_recnos.empty()) printer.run(run_key, run_recnos, backward_runs);
+    examined += n;
+    explain += explain_text(plan, n);
+  };
+  std::optional<LeadingSearch> padded;
+  const std::string& sw = a.starting_with;
+  if (req.starting_with && !req.from && !req.to && !sw.empty() && sw.back() == ' ') {
+    const std::string trimmed = sw.substr(0, sw.find_last_not_of(' ') + 1);
+    if (!trimmed.empty()) {
+      std::vector<std::string> tokens = a.values;
+      tokens.push_back("=" + trimmed);
+      if (tokens.size() <= def.segment_count()) padded = leading_search_of(def, tokens, nullptr);
+      if (padded) padded->value_descending = req.descending;
+      if (!padded) padded = std::nullopt;
+    }
+  }
+  std::optional<LeadingSearch> main = leading_search_of(def, a.values, &req);
+  if (padded && !req.descending) run(padded);
+  run(main);
+  if (padded && req.descending) run(padded);
+  if (a.explain) {
+    if (padded) explain += fmt::format("examined: {} entries in all\n", examined);
+    err << explain;
+  }
+}
+
+void run_scan(const ScanArgs& a, std::ostream& out, std::ostream& err) {
   ScanRequest req;
   if (a.from_opt->count() > 0) req.from = a.from;
   if (a.to_opt->count() > 0) req.to = a.to;
@@ -154,6 +268,12 @@ void run_scan(const ScanArgs& a, std::ostream& out) {
   if (req.to && req.to_null) throw ArgumentError("--to and --to-null exclude each other");
   auto session = IndexSession::open(a.db, a.index, false);
   const IndexDefinition& def = session->info().def;
+  if (!a.values.empty() && !def.compound()) {
+    throw ArgumentError(fmt::format("index {} has one segment: give its bounds with --from / "
+                                    "--to, or use find",
+                                    def.name));
+  }
+  if (def.compound() || a.explain) return run_leading_scan(a, req, *session, out, err);
   const ScanPlan plan = plan_scan(def, req);
   if (plan.empty) return;
   BTree& tree = session->tree();
@@ -211,7 +331,9 @@ void add_find_command(CLI::App& app, TreeCommands& commands) {
       "values) is accepted, and a value the column cannot hold exactly (1.5 on an integer\n"
       "index, 40000 on smallint) matches nothing; on double indexes it is the nearest double.\n"
       "--null is an explicit IS NULL lookup: it prints the NULL entries.");
-  commands.add(sub, [args](std::ostream& out, std::ostream&) { run_find(*args, out); });
+  sub->add_flag("--explain", args->explain,
+                "Also print the key range searched and 'examined: N entries' on stderr");
+  commands.add(sub, [args](std::ostream& out, std::ostream& err) { run_find(*args, out, err); });
 }
 
 void add_scan_command(CLI::App& app, TreeCommands& commands) {
@@ -251,7 +373,13 @@ void add_scan_command(CLI::App& app, TreeCommands& commands) {
       "bound or --starting-with NULLs never match, and a NULL bound (--from-null, --to-null)\n"
       "matches nothing, as in SQL. Within one value, record numbers are ascending.\n"
       "--starting-with compares values padded with spaces (PAD SPACE): 'AB ' matches 'AB'.");
-  commands.add(sub, [args](std::ostream& out, std::ostream&) { run_scan(*args, out); });
+  sub->add_flag("--explain", args->explain,
+                "Also print the key range searched and 'examined: N entries' (leaf entries "
+                "read, the one that ends the range included) on stderr");
+  sub->add_option("values", args->values,
+                  "Compound indexes: one value per leading segment (equality; NULL: IS NULL, "
+                  "=NULL: the text NULL); bounds apply to the next segment");
+  commands.add(sub, [args](std::ostream& out, std::ostream& err) { run_scan(*args, out, err); });
 }
 
 }  // namespace pbtree::tools

@@ -3,6 +3,7 @@
 #include <pbtree/index_file.h>
 #include "tools/cli_errors.h"
 #include "tools/loader.h"
+#include "tools/compound_cli.h"
 
 #include <fmt/format.h>
 
@@ -33,6 +34,7 @@ uint64_t parse_recno(std::string_view text, const CsvReader& reader, size_t colu
 }  // namespace
 
 uint64_t read_entries(CsvReader& reader, const ColumnSource& source, EntryBatch& batch) {
+  if (source.segments.size() > 1) return read_compound_entries(reader, source, batch);
   if (source.column == 0) throw InputError(reader.name(), 0, "columns are numbered from 1");
   // No key reaches page_size / 4 bytes, so a longer field is refused as soon as it is seen
   // (not buffered whole, not echoed whole into the error).
@@ -96,7 +98,9 @@ IndexInfo bulk_load_from(IndexFile& file, const IndexDefinition& def, EntryBatch
       throw InputError(input_name, later,
                        fmt::format("{} (same key as line {})", e.what(), earlier));
     }
-    const std::string value = key_to_text(def.type, def.format, def.descending, batch.key(*a));
+    const std::string value = def.compound()
+                                  ? key_value_text(def, batch.key(*a))
+                                  : key_to_text(def.type, def.format, def.descending, batch.key(*a));
     if (a->recno == b->recno) {
       throw InputError(input_name, later,
                        fmt::format("entry ({}, {}) appears twice (same as line {})", value,
@@ -160,7 +164,20 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
           fmt::format("page size {} not supported (4096, 8192, 16384 or 32768)", page_size));
     }
   }
-  check_index_key_limit(def.type, def.format, def.descending, page_size);
+  if (def.compound()) {
+    if (def.auto_format) throw UsageError("--key-format auto is for single-segment indexes");
+    if (source.columns.size() != def.segments.size()) {
+      throw ArgumentError(fmt::format("{} --type but {} --column: give one --column per segment",
+                                      def.segments.size(), source.columns.size()));
+    }
+    for (IndexSegment& g : def.segments) {
+      g.format = resolve_key_format(g.type, g.format);
+      check_key_format(g.type, g.format);
+    }
+    source.segments = def.segments;
+  }
+  // Firebird's definition-time rule, before the file is touched (keys/compound.cc).
+  check_definition_key_limit(def, page_size);
   source.type = def.type;
   source.format = def.format;
   source.descending = def.descending;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <pbtree/index_file.h>
 #include "btree/what_if.h"
@@ -23,6 +24,10 @@ struct ColumnSource {
   size_t column = 1;                      ///< 1-based column holding the value
   size_t recno_column = 0;                ///< 1-based column holding the record number; 0: none
   uint64_t max_rows = 0;                  ///< stop after this many data rows; 0: all
+  /// Compound indexes: the segments (type, resolved format) and their 1-based columns, in
+  /// segment order; empty for a single-segment index (type, format, column).
+  std::vector<IndexSegment> segments;
+  std::vector<size_t> columns;
   /// Record number of the 0-based data row `row` when recno_column is 0; nullptr: row itself.
   uint64_t (*recno_of_row)(uint64_t row) = nullptr;
 };

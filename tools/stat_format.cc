@@ -33,9 +33,24 @@ std::string format_gstat_block(const IndexInfo& info, const IndexStats& s) {
   return out;
 }
 
+// "(varchar(2) text, bigint rescaled-double)": a compound index's segments with formats.
+std::string segment_list(const IndexDefinition& def) {
+  std::string s = "(";
+  for (size_t i = 0; i < def.segments.size(); ++i) {
+    s += fmt::format("{}{} {}", i ? ", " : "", def.segments[i].type.name(),
+                     key_format_name(def.segments[i].format));
+  }
+  return s + ")";
+}
+
 std::string format_extra_lines(const IndexInfo& info, const IndexStats& s, uint32_t page_size) {
   std::string out =
-      fmt::format("\tType: {}, key format: {}{}{}, page size {}{}\n", info.def.type.name(),
+      info.def.compound()
+          ? fmt::format("\tSegments: {} {}{}{}, page size {}{}\n", info.def.segments.size(),
+                        segment_list(info.def), info.def.unique ? ", unique" : "",
+                        info.def.descending ? ", descending" : "", page_size,
+                        info.def.layout == NodeLayout::Compact ? ", compact layout" : "")
+          : fmt::format("\tType: {}, key format: {}{}{}, page size {}{}\n", info.def.type.name(),
                   key_format_name(info.def.format), info.def.unique ? ", unique" : "",
                   info.def.descending ? ", descending" : "", page_size,
                   info.def.layout == NodeLayout::Compact ? ", compact layout" : "");
@@ -57,6 +72,13 @@ std::string format_json_object(const IndexInfo& info, const IndexStats& s, uint3
   o["id"] = info.id;
   o["type"] = info.def.type.name();
   o["key_format"] = std::string(key_format_name(info.def.format));
+  if (info.def.compound()) {  // every segment's type and key format
+    Json segments = Json::array();
+    for (const auto& g : info.def.segments) {
+      segments.push_back(Json{{"type", g.type.name()}, {"key_format", std::string(key_format_name(g.format))}});
+    }
+    o["segments"] = std::move(segments);
+  }
   o["unique"] = info.def.unique;
   o["descending"] = info.def.descending;
   o["page_size"] = page_size;

@@ -18,6 +18,21 @@ namespace pbtree::tools {
 
 std::vector<std::string> check_slot_type(const IndexInfo& info) {
   std::vector<std::string> out;
+  if (info.def.compound()) {  // every segment's type (file/index_root.h descriptors)
+    for (size_t i = 0; i < info.def.segments.size(); ++i) {
+      const std::string name = info.def.segments[i].type.name();
+      try {
+        if (!(TypeSpec::parse(name) == info.def.segments[i].type)) {
+          out.push_back(fmt::format("index {}: segment {} type {}: not a canonical type",
+                                    info.def.name, i + 1, name));
+        }
+      } catch (const std::exception& e) {
+        out.push_back(fmt::format("index {}: segment {} type {}: {}", info.def.name, i + 1, name,
+                                  e.what()));
+      }
+    }
+    return out;
+  }
   const std::string name = info.def.type.name();
   try {
     if (!(TypeSpec::parse(name) == info.def.type)) {
@@ -51,7 +66,13 @@ void check_leaf_keys(const std::string& db, const IndexInfo& info, const uint8_t
       key.resize(size_t{n.prefix} + n.length);
       if (n.length != 0) std::memcpy(key.data() + n.prefix, n.data, n.length);
       std::string problem;
-      try {
+      if (def.compound()) {  // split, decoded and re-encoded (keys/compound.cc)
+        std::vector<std::string> parts;
+        if (!compound_key_values(def, key, parts)) {
+          problem = fmt::format("key {} is not a compound key of the index's {} segments",
+                                hex_bytes(key), def.segments.size());
+        }
+      } else try {
         const Value v = key_to_value(def.type, def.format, def.descending, key, storage);
         build_key(def.type, def.format, v, def.descending, rebuilt);
         if (rebuilt.bytes().size() != key.size() ||

@@ -28,3 +28,20 @@ Json what_if_json(const WhatIfReport& report);
 std::string format_what_if_json(const WhatIfReport& report);
 
 }  // namespace pbtree::tools
+
+#include "file/what_if_compound.h"
+
+namespace pbtree::tools {
+
+/// A compound index's what-if table (file/what_if_compound.h), e.g.
+///   "What-if for index I_CC (14): (varchar(2), bigint), 1000 entries, page size 8192\n"
+/// then the columns of format_what_if_table with "segment formats" ("text, decimal128 (2)":
+/// the formats in segment order, the changed segment in parentheses) in place of "key
+/// format", "*" on the index's own formats and layout, the same closing line.
+std::string format_compound_what_if_table(const CompoundWhatIfReport& report);
+
+/// The JSON object of format_what_if_json for a compound index: "segments" (types) and each
+/// prediction's "segment_formats" array in place of the single type and key format.
+std::string format_compound_what_if_json(const CompoundWhatIfReport& report);
+
+}  // namespace pbtree::tools

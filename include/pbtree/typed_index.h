@@ -11,6 +11,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <memory>
@@ -57,6 +59,22 @@ class WrongTypeError : public UsageError {
   using UsageError::UsageError;
 };
 
+/// Bounds on the segment after the equal ones of TypedIndex::search, in value order.
+struct SegmentRange {
+  std::optional<Value> from, to;  ///< nullopt: open; a bound excludes a NULL segment
+  bool from_exclusive = false, to_exclusive = false;
+  std::optional<std::string> starting_with;  ///< varchar segment: raw prefix bytes
+  bool not_null = false;                     ///< IS NOT NULL (implied by any bound above)
+};
+
+/// What TypedIndex::search returns: the entries (key, record number) in ascending value
+/// order, and the leaf entries the scan examined (the entries plus the one that ended the
+/// range, if any): the cost a test can assert.
+struct SearchResult {
+  std::vector<std::pair<std::vector<uint8_t>, uint64_t>> entries;
+  uint64_t examined = 0;
+};
+
 /// Index `name` of `file` (which must outlive the handle). Thread and process rules: those of
 /// BTree and IndexFile (docs/LIBRARY.md).
 class TypedIndex {
@@ -90,6 +108,26 @@ class TypedIndex {
   std::vector<uint8_t> key_of(const Value& value) const;
   /// parse_value() under the index's type (throws WrongTypeError).
   Value parse(std::string_view text) const;
+
+  // Compound indexes (issue 12; file/typed_compound.cc). One Value per segment, in segment
+  // order (Value::null() for a NULL segment); also accepted on a single-segment index (one
+  // value). Throw WrongTypeError on a wrong count or a value outside its segment's type.
+  /// The compound key of `values` (build_compound_key).
+  std::vector<uint8_t> key_of(std::span<const Value> values) const;
+  void insert(std::span<const Value> values, uint64_t recno);
+  void remove(std::span<const Value> values, uint64_t recno);
+  /// Entries whose first equal.size() segments equal `equal` (a NULL value: IS NULL) and
+  /// whose next segment lies in `next`, as one key range with exact segment boundaries
+  /// (file/compound_search.h). Values are taken exactly (parse_value rules). Throws
+  /// WrongTypeError, UsageError (more values than segments; a bound with every segment equal).
+  SearchResult search(std::span<const Value> equal, const SegmentRange& next = {}) const;
+  /// Tuple form: search(std::tuple{Value::of_text("US"), Value::exact(5)}).
+  template <typename... V>
+  SearchResult search(const std::tuple<V...>& equal, const SegmentRange& next = {}) const {
+    std::vector<Value> v;
+    std::apply([&](const auto&... x) { (v.push_back(Value(x)), ...); }, equal);
+    return search(std::span<const Value>(v), next);
+  }
 
  private:
   IndexFile& file_;
