@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -38,6 +39,7 @@
 namespace pbtree {
 
 class EntryBatch;  // <pbtree/index_file.h>
+struct WriterCache;  // btree/leaf_writer.h
 /// Where B-tree pages come from and go to.
 class PageAllocator {
  public:
@@ -201,6 +203,7 @@ class BTree {
   friend class Cursor;
   friend struct CursorOps;
   friend struct TreeWriter;  // one write operation's state (btree.cc)
+  friend struct LeafWriter;  // the in-place leaf paths (btree/leaf_writer.cc)
 
   // Readers: crab down to the leaf where the first entry >= (key, recno) lives; returns the
   // leaf pinned and shared-latched, plus the in-page find.
@@ -221,6 +224,9 @@ class BTree {
   bool read_only_ = false;
   mutable std::mutex write_mutex_;
   std::vector<uint64_t> unique_probe_;  // insert's duplicate check; guarded by write_mutex_
+  // The writer's scratch and rightmost-leaf cache (btree/leaf_writer.h); guarded by
+  // write_mutex_. shared_ptr: WriterCache is incomplete here.
+  std::shared_ptr<WriterCache> writer_cache_;
 };
 
 }  // namespace pbtree

@@ -16,6 +16,7 @@
 #include <pbtree/keys.h>
 #include "node/btree_page.h"
 #include "node/jump_table.h"
+#include "node/leaf_edit.h"
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
@@ -79,7 +80,8 @@ struct TreeWriter {
   std::vector<uint32_t> path;
   std::vector<uint32_t> freed;
   std::vector<uint8_t> buf;
-  std::vector<uint8_t> scratch_key_, scratch_key2_, scratch_key3_, scratch_page_;
+  std::vector<uint8_t> scratch_key_, scratch_key2_, scratch_key3_;
+  NodeContext x_prev_ctx_;  // locate_in_leaf: the context its node was decoded with
 
   explicit TreeWriter(BTree& tree) : t(tree), ps(tree.pool_.page_size()), buf(ps) {}
 
@@ -97,14 +99,9 @@ struct TreeWriter {
   bool locate_in_leaf(const uint8_t* d, const BtreeHeader& h, std::span<const uint8_t> key,
                       uint64_t recno, IndexNode& x);
 
-  // Inserts (key, recno) into `leaf` by shifting bytes, when no split, no new first node and
-  // no jump-table rebuild is needed. Returns false to fall back to the page image path.
-  // Throws UsageError if the pair exists.
-  bool insert_in_place(uint32_t leaf, std::span<const uint8_t> key, uint64_t recno);
-
-  // Removes (key, recno) from `leaf` by shifting bytes when it is not the first node, the
-  // page stays at least a quarter full and the jump table can be kept. Returns false to fall
-  // back. Throws UsageError if the pair is absent.
+  // Removes (key, recno) from `leaf` in place (node/leaf_edit.h) when it is not the first
+  // node, the page stays at least a quarter full and the jump table can be kept. Returns false
+  // to fall back. Throws NotFoundError if the pair is absent.
   bool remove_in_place(uint32_t leaf, std::span<const uint8_t> key, uint64_t recno);
 
   // Leaf descent for (key, recno): fills path.

@@ -1,7 +1,8 @@
-// The tree writer's descent and leaf paths: insert and remove in place (bytes shifted within
-// one leaf, jump table kept by shift_jumps) or through the page image, and BTree::insert /
-// BTree::remove. Splits and merges are in btree/split_merge.cc.
+// The tree writer's descent and leaf paths: remove in place (node/leaf_edit.h) or through the
+// page image, and BTree::insert / BTree::remove (inserts try btree/leaf_writer.cc's in-place
+// path first). Splits and merges are in btree/split_merge.cc.
 #include "btree/tree_internal.h"
+#include "btree/leaf_writer.h"
 
 #include <algorithm>
 #include <cstring>
@@ -28,8 +29,9 @@ bool TreeWriter::locate_in_leaf(const uint8_t* d, const BtreeHeader& h, std::spa
   PageFind f = find_in_page(d, ps, key, t.def_.descending, recno, FindMode::LowerBound);
   if (f.beyond_end_bucket || f.prev_offset == 0) return false;
   std::vector<uint8_t>& prev = scratch_key_;
-  node_with_key(d, ps, f.prev_offset, prev);
-  x = decode_node(d, h.length, f.offset, true);
+  const IndexNode p = node_with_key(d, ps, f.prev_offset, prev);
+  x = decode_node(d, h.length, f.offset, true, f.offset_context());
+  x_prev_ctx_ = NodeContext{static_cast<uint32_t>(prev.size()), p.recno};
   if (x.prefix > prev.size()) corrupt_page(d, "bad prefix");
   std::vector<uint8_t>& xkey = scratch_key2_;
   xkey.assign(prev.begin(), prev.begin() + x.prefix);
@@ -37,69 +39,14 @@ bool TreeWriter::locate_in_leaf(const uint8_t* d, const BtreeHeader& h, std::spa
   return true;
 }
 
-// Inserts (key, recno) into `leaf` by shifting bytes, when no split, no new first node and
-// no jump-table rebuild is needed. Returns false to fall back to the page image path.
-// Throws UsageError if the pair exists.
-bool TreeWriter::insert_in_place(uint32_t leaf, std::span<const uint8_t> key, uint64_t recno) {
-  PageRef ref = t.pool_.pin(leaf);
-  const uint8_t* d = ref.data();
-  const BtreeHeader h = read_btree_header(d);
-  if (h.layout == NodeLayout::Compact) return false;  // compact pages: the page image path
-  IndexNode x;
-  if (!locate_in_leaf(d, h, key, recno, x)) return false;
-  std::vector<uint8_t>& prev = scratch_key_;
-  std::vector<uint8_t>& xkey = scratch_key2_;
-  if (!x.is_end_level() && compare_entry(xkey, x.recno, key, recno, t.def_.descending) == 0) {
-    const std::string value = key_value_text(t.def_, key);
-    throw DuplicateKeyError(fmt::format("index {}: entry ({}, {}) already exists", t.def_.name,
-                                        value, recno),
-                            t.def_.name, value, recno);
-  }
-  uint8_t node_buf[2 * (kMaxNodeKeyField + 16)];
-  const uint32_t pn = common_prefix(prev, key);
-  NodeFields nf{NodeKind::Entry, recno, 0, pn, key.subspan(pn)};
-  uint32_t n_size = encode_node(nf, true, node_buf);
-  uint32_t x_size = 0;
-  uint32_t px = x.prefix;
-  if (x.is_end_level()) {
-    node_buf[n_size] = d[x.offset];
-    x_size = 1;
-  } else {
-    px = common_prefix(key, xkey);
-    NodeFields xf{x.is_end_bucket() ? NodeKind::EndBucket : NodeKind::Entry, x.recno, 0, px,
-                  std::span<const uint8_t>(xkey).subspan(px)};
-    x_size = encode_node(xf, true, node_buf + n_size);
-  }
-  const int64_t delta = int64_t{n_size} + x_size - x.size;
-  const int64_t new_length = int64_t{h.length} + delta;
-  if (new_length > ps) return false;
-  if (x.is_marker() && new_length + 6 + int64_t(key.size()) > ps) return false;  // §2.9 reserve
-  std::vector<uint8_t>& out = scratch_page_;
-  out.assign(ps, 0);
-  if (!shift_jumps(d, out.data(), x.offset - 1, delta, px != x.prefix ? x.offset : 0, 0,
-                   static_cast<uint32_t>(new_length))) {
-    return false;
-  }
-  const uint32_t first = kBtreeHeaderSize + h.jump_size;
-  std::memcpy(out.data() + first, d + first, x.offset - first);
-  std::memcpy(out.data() + x.offset, node_buf, n_size + x_size);
-  std::memcpy(out.data() + x.offset + n_size + x_size, d + x.end(), h.length - x.end());
-  MutableBtreePage(out.data()).set_length(static_cast<uint16_t>(new_length));
-  MutableBtreePage(out.data()).set_prefix_total(h.prefix_total + pn + px - x.prefix);
-  ref.reset();
-  WriteLatch w(t.pool_.pin(leaf));
-  std::memcpy(w.data(), out.data(), ps);
-  return true;
-}
-
-// Removes (key, recno) from `leaf` by shifting bytes when it is not the first node, the
-// page stays at least a quarter full and the jump table can be kept. Returns false to fall
-// back. Throws UsageError if the pair is absent.
+// Removes (key, recno) from `leaf` in place (node/leaf_edit.h: the node after it re-encoded,
+// the tail moved inside the frame under its exclusive latch) when it is not the first node,
+// the page stays at least a quarter full and the jump table can be kept. Returns false to fall
+// back. Throws NotFoundError if the pair is absent.
 bool TreeWriter::remove_in_place(uint32_t leaf, std::span<const uint8_t> key, uint64_t recno) {
   PageRef ref = t.pool_.pin(leaf);
   const uint8_t* d = ref.data();
   const BtreeHeader h = read_btree_header(d);
-  if (h.layout == NodeLayout::Compact) return false;  // compact pages: the page image path
   IndexNode x;
   if (!locate_in_leaf(d, h, key, recno, x)) return false;
   std::vector<uint8_t>& prev = scratch_key_;
@@ -108,42 +55,36 @@ bool TreeWriter::remove_in_place(uint32_t leaf, std::span<const uint8_t> key, ui
     throw NotFoundError(fmt::format("index \"{}\" holds no key {} with record number {}",
                                  t.def_.name, key_hex(key), recno));
   }
-  IndexNode y = decode_node(d, h.length, x.end(), true);
+  const NodeContext xctx = context_after(x);
+  IndexNode y = decode_node(d, h.length, x.end(), true, &xctx);
   uint8_t node_buf[kMaxNodeKeyField + 16];
   uint32_t y_size = 1;
   uint32_t py = y.prefix;
+  std::vector<uint8_t>& ykey = scratch_key3_;
+  ykey.clear();
   if (y.is_end_level()) {
     node_buf[0] = d[y.offset];
   } else {
     if (y.prefix > xkey.size()) corrupt_page(d, "bad prefix");
-    std::vector<uint8_t>& ykey = scratch_key3_;
     ykey.assign(xkey.begin(), xkey.begin() + y.prefix);
     ykey.insert(ykey.end(), y.data, y.data + y.length);
     py = common_prefix(prev, ykey);
     NodeFields yf{y.is_end_bucket() ? NodeKind::EndBucket : NodeKind::Entry, y.recno, 0, py,
                   std::span<const uint8_t>(ykey).subspan(py)};
-    y_size = encode_node(yf, true, node_buf);
+    const bool explicit_form = h.layout == NodeLayout::Compact &&
+                               (y.is_end_bucket() || is_jump_target(d, y.offset));
+    y_size = encode_node(h.layout, yf, true, explicit_form ? nullptr : &x_prev_ctx_, node_buf);
   }
   const int64_t delta = int64_t{y_size} - x.size - y.size;
   const int64_t new_length = int64_t{h.length} + delta;
-  if (new_length > ps) return false;
   if (new_length < ps / 4 && leaf != t.root()) return false;  // may merge: image path
-  std::vector<uint8_t>& out = scratch_page_;
-  out.assign(ps, 0);
-  if (!shift_jumps(d, out.data(), x.offset, delta, x.offset, py != y.prefix ? y.offset : 0,
-                   static_cast<uint32_t>(new_length))) {
-    return false;
-  }
-  const uint32_t first = kBtreeHeaderSize + h.jump_size;
-  std::memcpy(out.data() + first, d + first, x.offset - first);
-  std::memcpy(out.data() + x.offset, node_buf, y_size);
-  std::memcpy(out.data() + x.offset + y_size, d + y.end(), h.length - y.end());
-  MutableBtreePage(out.data()).set_length(static_cast<uint16_t>(new_length));
-  MutableBtreePage(out.data()).set_prefix_total(h.prefix_total - x.prefix - y.prefix + py);
-  ref.reset();
-  WriteLatch w(t.pool_.pin(leaf));
-  std::memcpy(w.data(), out.data(), ps);
-  return true;
+  const EditNode en[1] = {{y_size, py, ykey, !y.is_marker()}};
+  const LeafEdit e{x.offset, x.size + y.size, std::span<const uint8_t>(node_buf, y_size), en,
+                   x.offset, py != y.prefix ? y.offset : 0u,
+                   int64_t{py} - x.prefix - int64_t{y.prefix}};
+  WriterCache& c = LeafWriter::cache(t, ps);
+  LeafEditPlan plan;
+  return edit_page(ref, ps, e, plan, c.edit_scratch(), ps) != PageEdit::None;
 }
 
 // The writer descends without moving right (it excludes other writers, so no split is pending):
@@ -197,6 +138,7 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
     throw UsageError(fmt::format("record number {} exceeds 40 bits", recno));
   }
   std::lock_guard lock(write_mutex_);
+  if (LeafWriter::insert(*this, key, recno)) return;  // one descent, in place
   if (def_.unique && !is_null_key(key)) {
     find(key, unique_probe_);  // no cursor, no allocation once the buffer has grown
     if (!unique_probe_.empty()) {
@@ -208,7 +150,6 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   }
   TreeWriter w(*this);
   uint32_t leaf = w.descend(key, recno);
-  if (w.insert_in_place(leaf, key, recno)) return;
   BtreePageImage img = w.read(leaf);
   check_writer_leaf(img, leaf, key, recno, def_.descending);
   auto it =

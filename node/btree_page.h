@@ -130,6 +130,8 @@ class MutableBtreePage : public BtreePage {
   void set_left_sibling(uint32_t page) { put_u32(w_ + 20, page); }
   void set_prefix_total(uint32_t total) { put_u32(w_ + 24, total); }
   void set_length(uint16_t length) { put_u16(w_ + 30, length); }
+  void set_jump_size(uint16_t size) { put_u16(w_ + 36, size); }
+  void set_jump_count(uint8_t count) { w_[38] = count; }
   void mark_released() { w_[1] |= kPageReleased; }
 
  private:

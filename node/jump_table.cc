@@ -98,33 +98,4 @@ uint16_t jump_area_size(size_t max_key_length, bool descending) {
   return static_cast<uint16_t>(512 + 16 * static_cast<size_t>(std::sqrt(static_cast<double>(k))));
 }
 
-// Copies the header and jump table of `d` into `out`, moving jump targets beyond `after`
-// by `delta` bytes. Returns false (caller falls back to re-encoding the page) if a jump
-// node targets `stale_a` or `stale_b` (nodes whose prefix changes), if a target drifts more
-// than interval/5 from its place, or if the grown node area is due another jump node.
-bool shift_jumps(const uint8_t* d, uint8_t* out, uint32_t after, int64_t delta, uint32_t stale_a,
-                 uint32_t stale_b, uint32_t new_length) {
-  const BtreeHeader h = read_btree_header(d);
-  const uint32_t first = kBtreeHeaderSize + h.jump_size;
-  std::memcpy(out, d, first);
-  const int64_t interval = h.jump_interval;
-  uint32_t pos = kBtreeHeaderSize;
-  for (uint32_t i = 0; i < h.jump_count; ++i) {
-    JumpNode j = decode_jump_node(d, first, pos);
-    int64_t target = j.node_offset;
-    if (target == stale_a || target == stale_b) return false;
-    if (target > after) target += delta;
-    int64_t ideal = int64_t{first} + int64_t{i + 1} * interval;
-    if (target - ideal > interval / 5 || ideal - target > interval / 5) return false;
-    put_u16(out + pos + varint_size(j.prefix) + varint_size(j.length),
-          static_cast<uint16_t>(target));
-    pos += j.size;
-  }
-  if (interval != 0 && h.jump_count < 255 &&
-      int64_t{new_length} - first > int64_t{h.jump_count + 1} * interval + interval / 5) {
-    return false;
-  }
-  return true;
-}
-
 }  // namespace pbtree

@@ -58,12 +58,4 @@ inline uint16_t layout_jump_interval(size_t max_key_length, bool descending, Nod
   return layout == NodeLayout::Compact ? static_cast<uint16_t>(j / 4) : j;
 }
 
-/// The writer's in-place jump rule: copies the header and jump table of page `d` into `out`,
-/// moving jump targets beyond `after` by `delta` bytes. Returns false (the caller re-encodes the
-/// page instead) if a jump node targets `stale_a` or `stale_b` (nodes whose prefix changes),
-/// if a target would drift more than interval/5 from its ideal place, or if the node area
-/// grown to `new_length` bytes is due another jump node.
-bool shift_jumps(const uint8_t* d, uint8_t* out, uint32_t after, int64_t delta, uint32_t stale_a,
-                 uint32_t stale_b, uint32_t new_length);
-
 }  // namespace pbtree

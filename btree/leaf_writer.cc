@@ -1,0 +1,246 @@
+// The writer's fast leaf paths (btree/leaf_writer.h): the rightmost-leaf append, the
+// allocation-free descent and the in-place insert of both node layouts. Falls back (returns
+// false, nothing changed) to the general path of btree/writer.cc for splits, a new first
+// node of a non-leftmost leaf, a compact page whose jump table needs other targets, and any
+// page that does not look right (the general path then reports it).
+#include "btree/leaf_writer.h"
+
+#include <cstring>
+#include <mutex>
+
+#include "btree/tree_internal.h"
+
+namespace pbtree {
+
+WriterCache::WriterCache(uint32_t ps)
+    : scratch(leaf_edit_scratch_size(ps)), nodes(size_t{ps} * 2), page_size(ps) {
+  prev_key.reserve(ps);
+  x_key.reserve(ps);
+  rm_key.reserve(ps);
+}
+
+namespace {
+
+uint8_t end_level_byte(NodeLayout layout) {
+  return layout == NodeLayout::Compact ? kCompactEndLevel
+                                       : static_cast<uint8_t>(NodeFlag::EndLevel) << 5;
+}
+
+[[noreturn]] void throw_unique(const IndexDefinition& def, std::span<const uint8_t> key,
+                               uint64_t existing) {
+  const std::string value = key_value_text(def, key);
+  throw DuplicateKeyError(fmt::format("unique index {}: value {} already exists (record {})",
+                                      def.name, value, existing),
+                          def.name, value, existing);
+}
+
+[[noreturn]] void throw_pair(const IndexDefinition& def, std::span<const uint8_t> key,
+                             uint64_t recno) {
+  const std::string value = key_value_text(def, key);
+  throw DuplicateKeyError(
+      fmt::format("index {}: entry ({}, {}) already exists", def.name, value, recno), def.name,
+      value, recno);
+}
+
+// Applies `e` (planned) to the pinned page under its exclusive latch; the frame version is
+// bumped (mark_dirty), which is what readers, cursors and page directories check.
+void apply_latched(PageRef& ref, const LeafEdit& e, const LeafEditPlan& plan,
+                   const LeafEditScratch& s) {
+  std::unique_lock lock(ref.latch());
+  apply_leaf_edit(ref.data(), e, plan, s);
+  ref.mark_dirty();
+}
+
+}  // namespace
+
+PageEdit edit_page(PageRef& ref, uint32_t ps, const LeafEdit& e, LeafEditPlan& plan,
+                   const LeafEditScratch& s, uint32_t limit) {
+  const uint8_t* d = ref.data();
+  if (plan_leaf_edit(d, ps, e, s, plan)) {
+    if (plan.new_length > limit) return PageEdit::None;
+    apply_latched(ref, e, plan, s);
+    return PageEdit::InPlace;
+  }
+  if (!plan.rejump) return PageEdit::None;
+  // Compact page due other jump targets: the edit on a copy (jump offsets shifted, out of
+  // rule), then the copy re-laid with encode_page's jump rule and written back whole.
+  const BtreeHeader h = read_btree_header(d);
+  std::memcpy(s.copy, d, ps);
+  LeafEditPlan shift;
+  shift.new_length =
+      static_cast<uint32_t>(int64_t{h.length} + int64_t(e.bytes.size()) - e.old_len);
+  shift.new_jump_size = h.jump_size;
+  shift.new_jump_count = h.jump_count;
+  apply_leaf_edit(s.copy, e, shift, s);
+  if (!rejump_compact_page(s.copy, ps, s)) return PageEdit::None;
+  if (BtreePage(s.page).length() > limit) return PageEdit::None;
+  {
+    std::unique_lock lock(ref.latch());
+    std::memcpy(ref.data(), s.page, ps);
+    ref.mark_dirty();
+  }
+  plan.new_length = BtreePage(s.page).length();
+  return PageEdit::Relaid;
+}
+
+WriterCache& LeafWriter::cache(BTree& t, uint32_t ps) {
+  if (!t.writer_cache_ || t.writer_cache_->page_size != ps) {
+    t.writer_cache_ = std::make_shared<WriterCache>(ps);
+  }
+  return *t.writer_cache_;
+}
+
+uint64_t LeafWriter::appends(const BTree& t) {
+  return t.writer_cache_ ? t.writer_cache_->appends : 0;
+}
+
+// The leaf for (key, recno) without a path (no allocation); 0 if a page does not look right.
+static uint32_t descend_leaf(BTree& t, uint32_t ps, std::span<const uint8_t> key,
+                             uint64_t recno, bool descending) {
+  uint32_t p = t.root();
+  int expect = -1;
+  for (;;) {
+    PageRef ref = t.pool().pin(p);
+    const uint8_t* d = ref.data();
+    if (!live_btree_page(d, expect)) return 0;
+    const int level = BtreePage(d).level();
+    if (level == 0) return p;
+    PageFind f = find_in_page(d, ps, key, descending, recno, FindMode::UpperBound);
+    if (f.beyond_end_bucket) return 0;
+    const bool at_prev = f.prev_offset != 0;
+    IndexNode n = decode_node_fast(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset,
+                                   false, at_prev ? f.prev_context() : f.offset_context());
+    if (n.is_marker()) return 0;
+    p = n.page_number;
+    expect = level - 1;
+  }
+}
+
+bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) {
+  const uint32_t ps = t.pool_.page_size();
+  WriterCache& c = cache(t, ps);
+  const bool desc = t.def_.descending;
+  const bool uniq = t.def_.unique && !t.is_null_key(key);
+  const NodeLayout layout = t.def_.layout;
+  const LeafEditScratch s = c.edit_scratch();
+  uint8_t* nb = c.nodes.data();
+
+  // Rightmost-leaf append: the key goes past the last entry of the cached rightmost leaf.
+  if (c.rm_leaf != 0) {
+    PageRef ref = t.pool_.pin(c.rm_leaf);
+    const uint8_t* d = ref.data();
+    const BtreePage bp(d);
+    bool valid = ref.version() == c.rm_version && bp.live(0) && bp.sibling() == 0 &&
+                 bp.length() == c.rm_length && bp.layout() == layout &&
+                 c.rm_last_offset + 1 < c.rm_length &&
+                 d[c.rm_length - 1] == end_level_byte(layout);
+    if (valid && layout == NodeLayout::Firebird) {
+      IndexNode last = decode_node_fast(d, c.rm_length, c.rm_last_offset, true);
+      valid = !last.is_marker() && last.end() == c.rm_length - 1u &&
+              last.prefix + last.length == c.rm_key.size() && last.recno == c.rm_recno;
+    }
+    if (!valid) {
+      c.rm_leaf = 0;
+    } else {
+      const int ck = compare_keys(c.rm_key, key, desc);
+      if (ck < 0 || (ck == 0 && !uniq && c.rm_recno < recno)) {
+        const uint32_t end_pos = c.rm_length - 1;
+        const uint32_t pn = static_cast<uint32_t>(common_prefix(c.rm_key, key));
+        const NodeFields nf{NodeKind::Entry, recno, 0, pn, key.subspan(pn)};
+        const NodeContext ctx{static_cast<uint32_t>(c.rm_key.size()), c.rm_recno};
+        const uint32_t n_size = encode_node(layout, nf, true, &ctx, nb);
+        nb[n_size] = d[end_pos];
+        const EditNode en[2] = {{n_size, pn, key, true}, {1, 0, {}, false}};
+        const LeafEdit e{end_pos, 1, std::span<const uint8_t>(nb, n_size + 1), en, 0, 0, pn};
+        // End-of-page reserve (firebird-format.md §2.9): else the rightmost split runs.
+        const int64_t limit = int64_t{ps} - 6 - int64_t(key.size());
+        if (int64_t{c.rm_length} + n_size > limit) return false;
+        LeafEditPlan plan;
+        const uint32_t old_jump = bp.jump_size();
+        const PageEdit done = edit_page(ref, ps, e, plan, s, static_cast<uint32_t>(limit));
+        if (done == PageEdit::None) return false;
+        ++c.appends;
+        if (done == PageEdit::Relaid) {  // node offsets moved: the next append descends
+          c.rm_leaf = 0;
+          return true;
+        }
+        c.rm_version = ref.version();
+        c.rm_length = plan.new_length;
+        c.rm_last_offset = end_pos + plan.new_jump_size - old_jump;
+        c.rm_key.assign(key.begin(), key.end());
+        c.rm_recno = recno;
+        return true;
+      }
+    }
+  }
+
+  // One descent: a unique index lands on (key, 0), so the node found tells whether the key
+  // exists and, if not, is also where (key, recno) goes.
+  const uint64_t probe = uniq ? 0 : recno;
+  const uint32_t leaf = descend_leaf(t, ps, key, probe, desc);
+  if (leaf == 0) return false;
+  PageRef ref = t.pool_.pin(leaf);
+  const uint8_t* d = ref.data();
+  const BtreeHeader h = read_btree_header(d);
+  if (h.layout != layout) return false;
+  PageFind f = find_in_page(d, ps, key, desc, probe, FindMode::LowerBound);
+  if (f.beyond_end_bucket) return false;
+  if (f.prev_offset == 0 && h.left_sibling != 0) return false;  // new first node: separator
+  IndexNode prev;
+  if (f.prev_offset != 0) {
+    prev = node_with_key(d, ps, f.prev_offset, c.prev_key);
+  } else {
+    c.prev_key.clear();
+  }
+  const IndexNode x = decode_node_fast(d, h.length, f.offset, true, f.offset_context());
+  if (!x.is_end_level()) {
+    if (x.prefix > c.prev_key.size()) return false;
+    c.x_key.assign(c.prev_key.begin(), c.prev_key.begin() + x.prefix);
+    c.x_key.insert(c.x_key.end(), x.data, x.data + x.length);
+    if (uniq && compare_keys(c.x_key, key, desc) == 0) throw_unique(t.def_, key, x.recno);
+    if (!uniq && compare_entry(c.x_key, x.recno, key, recno, desc) == 0) {
+      throw_pair(t.def_, key, recno);
+    }
+  } else {
+    c.x_key.clear();
+  }
+  const uint32_t pn = static_cast<uint32_t>(common_prefix(c.prev_key, key));
+  const NodeFields nf{NodeKind::Entry, recno, 0, pn, key.subspan(pn)};
+  const NodeContext pctx{static_cast<uint32_t>(c.prev_key.size()), prev.recno};
+  const uint32_t n_size = encode_node(layout, nf, true, f.prev_offset != 0 ? &pctx : nullptr, nb);
+  uint32_t x_size = 1;
+  uint32_t px = 0;
+  if (x.is_end_level()) {
+    nb[n_size] = d[x.offset];
+  } else {
+    px = static_cast<uint32_t>(common_prefix(key, c.x_key));
+    const bool explicit_form = layout == NodeLayout::Compact &&
+                               (x.is_end_bucket() || is_jump_target(d, x.offset));
+    const NodeContext nctx{static_cast<uint32_t>(key.size()), recno};
+    const NodeFields xf{x.is_end_bucket() ? NodeKind::EndBucket : NodeKind::Entry, x.recno, 0, px,
+                        std::span<const uint8_t>(c.x_key).subspan(px)};
+    x_size = encode_node(layout, xf, true, explicit_form ? nullptr : &nctx, nb + n_size);
+  }
+  const EditNode en[2] = {{n_size, pn, key, true},
+                          {x_size, px, c.x_key, !x.is_marker()}};
+  const LeafEdit e{x.offset, x.size, std::span<const uint8_t>(nb, n_size + x_size), en,
+                   px != x.prefix ? x.offset : 0u, 0,
+                   int64_t{pn} + px - int64_t{x.prefix}};
+  // A node that becomes the last one leaves the end-of-page reserve (§2.9) free.
+  const int64_t limit = x.is_marker() ? int64_t{ps} - 6 - int64_t(key.size()) : int64_t{ps};
+  if (int64_t{h.length} + n_size + x_size - x.size > limit) return false;
+  LeafEditPlan plan;
+  const PageEdit done = edit_page(ref, ps, e, plan, s, static_cast<uint32_t>(limit));
+  if (done == PageEdit::None) return false;
+  if (done == PageEdit::InPlace && h.sibling == 0 && x.is_end_level()) {  // appended to the rightmost leaf: cache it
+    c.rm_leaf = leaf;
+    c.rm_version = ref.version();
+    c.rm_length = plan.new_length;
+    c.rm_last_offset = x.offset + plan.new_jump_size - h.jump_size;
+    c.rm_key.assign(key.begin(), key.end());
+    c.rm_recno = recno;
+  }
+  return true;
+}
+
+}  // namespace pbtree

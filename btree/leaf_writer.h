@@ -1,0 +1,58 @@
+// The writer's fast leaf paths (btree/leaf_writer.cc): an insert that costs one descent for
+// the unique check and the change, an in-place change of the leaf inside its frame
+// (node/leaf_edit.h), and the rightmost-leaf cache for increasing keys (PostgreSQL nbtree's
+// cached rightmost leaf, nbtinsert.c): no descent while a key goes past the last entry.
+// Everything here runs under the tree's writer mutex and allocates nothing once warm.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "btree/btree.h"
+#include "node/leaf_edit.h"
+
+namespace pbtree {
+
+/// The writer's state kept between operations (BTree::writer_cache_): scratch buffers sized
+/// for the page size once, and the rightmost leaf of the last append.
+struct WriterCache {
+  explicit WriterCache(uint32_t page_size);
+  std::vector<uint8_t> prev_key, x_key;  ///< capacity page_size: never regrow
+  std::vector<uint8_t> scratch;          ///< LeafEditScratch (leaf_edit_scratch_size bytes)
+  std::vector<uint8_t> nodes;            ///< encoded replacement nodes
+  LeafEditScratch edit_scratch() { return carve_leaf_edit_scratch(scratch.data(), page_size); }
+  uint32_t page_size;
+  // Rightmost leaf (sibling 0) after the last append at its end; valid while its frame's
+  // version, btr_length and last node are as recorded. 0: none.
+  uint32_t rm_leaf = 0;
+  uint64_t rm_version = 0;
+  uint32_t rm_length = 0;
+  uint32_t rm_last_offset = 0;  ///< the last entry's node
+  std::vector<uint8_t> rm_key;  ///< its full key (capacity page_size)
+  uint64_t rm_recno = 0;
+  uint64_t appends = 0;         ///< inserts served by the cache (tests)
+};
+
+/// How edit_page changed a page.
+enum class PageEdit { None, InPlace, Relaid };
+
+/// Plans and applies `e` to the pinned page `ref` (exclusive latch taken for the change; the
+/// frame version is bumped): in place (PageEdit::InPlace), or on a compact page whose jump
+/// table needs other targets through the scratch copy and rejump_compact_page
+/// (PageEdit::Relaid, whole page copied back). PageEdit::None: nothing changed (btr_length
+/// would exceed `limit`, page_size or less for the end-of-page reserve).
+PageEdit edit_page(PageRef& ref, uint32_t page_size, const LeafEdit& e, LeafEditPlan& plan,
+                   const LeafEditScratch& s, uint32_t limit);
+
+/// The fast paths; return false (nothing changed) when the general path must run.
+struct LeafWriter {
+  /// Inserts (key, recno) in place into its leaf. Throws DuplicateKeyError (as BTree::insert).
+  static bool insert(BTree& t, std::span<const uint8_t> key, uint64_t recno);
+  /// Inserts served by the rightmost-leaf cache so far (for tests).
+  static uint64_t appends(const BTree& t);
+  /// The tree's WriterCache, made on first use for page size `page_size`.
+  static WriterCache& cache(BTree& t, uint32_t page_size);
+};
+
+}  // namespace pbtree
