@@ -76,6 +76,14 @@ struct BufferPoolStats {
   uint64_t evictions = 0;  ///< frames reused for another page
 };
 
+/// Per-frame page directories (an in-memory search aid built from a frame's bytes, never
+/// written) as reported through BufferPool::note_directory(): bytes held now and builds
+/// (first builds and rebuilds) since construction. All zero while no directory code reports.
+struct DirectoryStats {
+  int64_t bytes = 0;
+  uint64_t builds = 0;
+};
+
 /// Page cache over one PageFile (which must outlive it).
 class BufferPool {
  public:
@@ -123,6 +131,16 @@ class BufferPool {
   size_t frame_count() const { return frames_.size(); }
   PageFile& file() { return file_; }
   BufferPoolStats stats() const;
+  /// For the directory code: `bytes_delta` bytes of directory memory taken (> 0) or given back
+  /// (< 0); `built` counts one directory build. Thread-safe (relaxed counters).
+  void note_directory(int64_t bytes_delta, bool built) {
+    directory_bytes_.fetch_add(bytes_delta, std::memory_order_relaxed);
+    if (built) directory_builds_.fetch_add(1, std::memory_order_relaxed);
+  }
+  DirectoryStats directory_stats() const {
+    return {directory_bytes_.load(std::memory_order_relaxed),
+            directory_builds_.load(std::memory_order_relaxed)};
+  }
   /// Frames pinned right now (for tests: 0 when no handle is alive).
   size_t pinned_frames() const;
 
@@ -142,6 +160,8 @@ class BufferPool {
   std::atomic<uint32_t> page_bound_{0};  // highest page number read or created, plus one
   mutable std::mutex mutex_;
   BufferPoolStats stats_;
+  std::atomic<int64_t> directory_bytes_{0};
+  std::atomic<uint64_t> directory_builds_{0};
 };
 
 }  // namespace pbtree
