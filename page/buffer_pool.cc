@@ -1,5 +1,6 @@
-// BufferPool: page cache with CLOCK eviction, pins, per-frame latches and dirty write-back
-// (design notes at the top of page/buffer_pool.h). Writes no bytes of its own: pages go to
+// BufferPool: page cache with CLOCK eviction, lock-free pins of cached pages through a
+// page-number-indexed table, per-frame latches and dirty write-back (design notes at the top
+// of page/buffer_pool.h). Writes no bytes of its own: pages go to
 // the file through PageFile::write, which stamps checksum and page number.
 #include "page/buffer_pool.h"
 
@@ -70,10 +71,39 @@ BufferPool::BufferPool(PageFile& file, size_t frames, PageCheck check)
     f->data = arena_.get() + i * page_size_;
     frames_.push_back(std::move(f));
   }
-  table_.reserve(frames * 2);
+  chunks_ = std::make_unique<std::atomic<SlotChunk*>[]>(size_t{1} << (32 - kSlotBits));
 }
 
 BufferPool::~BufferPool() = default;
+
+std::atomic<Frame*>& BufferPool::slot_locked(uint32_t page_no) {
+  std::atomic<SlotChunk*>& c = chunks_[page_no >> kSlotBits];
+  SlotChunk* chunk = c.load(std::memory_order_relaxed);
+  if (chunk == nullptr) {
+    owned_chunks_.push_back(std::make_unique<SlotChunk>());  // value-initialized: all null
+    chunk = owned_chunks_.back().get();
+    c.store(chunk, std::memory_order_release);
+  }
+  return chunk->slot[page_no & (kSlotsPerChunk - 1)];
+}
+
+Frame* BufferPool::try_pin_cached(uint32_t page_no) {
+  std::atomic<Frame*>* slot = find_slot(page_no);
+  if (slot == nullptr) return nullptr;
+  Frame* f = slot->load(std::memory_order_acquire);
+  if (f == nullptr) return nullptr;
+  f->pins.fetch_add(1, std::memory_order_seq_cst);
+  // The evictor clears the slot before it reads the pin count: if the slot still names f
+  // now, f holds page_no and cannot be evicted until this pin is released.
+  if (slot->load(std::memory_order_seq_cst) != f) {
+    f->pins.fetch_sub(1, std::memory_order_release);
+    return nullptr;
+  }
+  if (!f->referenced.load(std::memory_order_relaxed)) {
+    f->referenced.store(true, std::memory_order_relaxed);
+  }
+  return f;
+}
 
 Frame* BufferPool::victim_locked() {
   const size_t n = frames_.size();
@@ -81,18 +111,29 @@ Frame* BufferPool::victim_locked() {
     Frame* f = frames_[hand_].get();
     hand_ = (hand_ + 1) % n;
     if (!f->in_use) return f;
-    if (f->pins > 0) continue;
-    if (f->referenced) {
-      f->referenced = false;
+    if (f->pins.load(std::memory_order_acquire) > 0) continue;
+    if (f->referenced.load(std::memory_order_relaxed)) {
+      f->referenced.store(false, std::memory_order_relaxed);
+      continue;
+    }
+    // Unpublish, then check for a pin that got in before (see the header's notes).
+    std::atomic<Frame*>& slot = slot_locked(f->page_no);
+    slot.store(nullptr, std::memory_order_seq_cst);
+    if (f->pins.load(std::memory_order_seq_cst) > 0) {
+      slot.store(f, std::memory_order_seq_cst);
       continue;
     }
     // Evict: nobody holds a pin, so nobody holds the latch either.
     if (f->dirty.load(std::memory_order_acquire)) {
-      file_.write(f->page_no, f->data);
+      try {
+        file_.write(f->page_no, f->data);
+      } catch (...) {
+        slot.store(f, std::memory_order_seq_cst);  // still cached, still dirty
+        throw;
+      }
       ++stats_.writes;
       f->dirty.store(false, std::memory_order_release);
     }
-    table_.erase(f->page_no);
     f->in_use = false;
     ++stats_.evictions;
     return f;
@@ -101,13 +142,17 @@ Frame* BufferPool::victim_locked() {
 }
 
 PageRef BufferPool::pin(uint32_t page_no, uint8_t expected_type) {
+  if (Frame* f = try_pin_cached(page_no)) {
+    hits_.fetch_add(1, std::memory_order_relaxed);
+    return PageRef(this, f);
+  }
   std::lock_guard lock(mutex_);
-  auto it = table_.find(page_no);
-  if (it != table_.end()) {
-    Frame* f = it->second;
-    ++f->pins;
-    f->referenced = true;
-    ++stats_.hits;
+  std::atomic<Frame*>& slot = slot_locked(page_no);
+  if (Frame* f = slot.load(std::memory_order_relaxed)) {
+    // Slots change only under the mutex: f stays published while we hold it.
+    f->pins.fetch_add(1, std::memory_order_seq_cst);
+    f->referenced.store(true, std::memory_order_relaxed);
+    hits_.fetch_add(1, std::memory_order_relaxed);
     return PageRef(this, f);
   }
   Frame* f = victim_locked();
@@ -119,42 +164,39 @@ PageRef BufferPool::pin(uint32_t page_no, uint8_t expected_type) {
   note_page(page_bound_, page_no);
   f->page_no = page_no;
   f->in_use = true;
-  f->referenced = true;
-  f->pins = 1;
+  f->referenced.store(true, std::memory_order_relaxed);
+  // fetch_add, not a store: a lock-free pin backing off may still hold a transient count.
+  f->pins.fetch_add(1, std::memory_order_seq_cst);
   f->dirty.store(false, std::memory_order_release);
   f->version.fetch_add(1, std::memory_order_acq_rel);
-  table_.emplace(page_no, f);
+  slot.store(f, std::memory_order_seq_cst);  // publish: the bytes are in place
   return PageRef(this, f);
 }
 
 PageRef BufferPool::create(uint32_t page_no) {
   std::lock_guard lock(mutex_);
-  auto it = table_.find(page_no);
-  if (it != table_.end()) {
+  std::atomic<Frame*>& slot = slot_locked(page_no);
+  if (Frame* f = slot.load(std::memory_order_relaxed)) {
     // Still cached (maybe pinned by a reader that will notice the version change): the
     // caller overwrites the bytes under the exclusive latch.
-    Frame* f = it->second;
-    ++f->pins;
-    f->referenced = true;
+    f->pins.fetch_add(1, std::memory_order_seq_cst);
+    f->referenced.store(true, std::memory_order_relaxed);
     return PageRef(this, f);
   }
   Frame* f = victim_locked();
   note_page(page_bound_, page_no);
   f->page_no = page_no;
   f->in_use = true;
-  f->pins = 1;
-  f->referenced = true;
+  f->pins.fetch_add(1, std::memory_order_seq_cst);
+  f->referenced.store(true, std::memory_order_relaxed);
   std::memset(f->data, 0, page_size_);
   f->dirty.store(true, std::memory_order_release);
   f->version.fetch_add(1, std::memory_order_acq_rel);
-  table_.emplace(page_no, f);
+  slot.store(f, std::memory_order_seq_cst);
   return PageRef(this, f);
 }
 
-void BufferPool::unpin(Frame* frame) {
-  std::lock_guard lock(mutex_);
-  --frame->pins;
-}
+void BufferPool::unpin(Frame* frame) { frame->pins.fetch_sub(1, std::memory_order_release); }
 
 void BufferPool::flush() {
   // Pin the dirty frames under the mutex, then write copies outside it.
@@ -163,7 +205,7 @@ void BufferPool::flush() {
     std::lock_guard lock(mutex_);
     for (auto& f : frames_) {
       if (f->in_use && f->dirty.load(std::memory_order_acquire)) {
-        ++f->pins;
+        f->pins.fetch_add(1, std::memory_order_seq_cst);
         dirty.push_back(PageRef(this, f.get()));
       }
     }
@@ -188,25 +230,30 @@ void BufferPool::flush() {
 
 bool BufferPool::discard(uint32_t page_no) {
   std::lock_guard lock(mutex_);
-  auto it = table_.find(page_no);
-  if (it == table_.end()) return true;
-  Frame* f = it->second;
-  if (f->pins > 0) return false;
+  std::atomic<Frame*>* slot = find_slot(page_no);
+  Frame* f = slot == nullptr ? nullptr : slot->load(std::memory_order_relaxed);
+  if (f == nullptr) return true;
+  slot->store(nullptr, std::memory_order_seq_cst);
+  if (f->pins.load(std::memory_order_seq_cst) > 0) {
+    slot->store(f, std::memory_order_seq_cst);
+    return false;
+  }
   f->in_use = false;
   f->dirty.store(false, std::memory_order_release);
-  table_.erase(it);
   return true;
 }
 
 BufferPoolStats BufferPool::stats() const {
   std::lock_guard lock(mutex_);
-  return stats_;
+  BufferPoolStats s = stats_;
+  s.hits = hits_.load(std::memory_order_relaxed);
+  return s;
 }
 
 size_t BufferPool::pinned_frames() const {
   std::lock_guard lock(mutex_);
   size_t n = 0;
-  for (const auto& f : frames_) n += f->pins > 0 ? 1 : 0;
+  for (const auto& f : frames_) n += f->pins.load(std::memory_order_acquire) > 0 ? 1 : 0;
   return n;
 }
 

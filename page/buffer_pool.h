@@ -3,6 +3,15 @@
 // and one reader/writer latch per frame that the B-tree uses for latch coupling. Pages are
 // read one at a time with PageFile::read (pread); the file is never read whole.
 //
+// Pinning a cached page takes no lock and does no hash lookup: page numbers of one file are
+// dense, so a page-number-indexed table of atomic frame pointers (two levels of 2^16 slots,
+// chunks allocated under the pool mutex and never freed while the pool lives) maps a page to
+// its frame. A pin increments the frame's atomic pin count, then re-reads the slot: if the
+// slot still names the frame the pin holds, otherwise it is undone and the pin takes the
+// mutex path. Eviction (under the mutex) clears the slot first and then reads the pin count,
+// both sequentially consistent, so either the evictor sees the pin or the pinner sees the
+// cleared slot (Dekker); a frame is republished only after its new bytes are in place.
+//
 // Thread safety: pin/unpin/flush may be called from any thread. The page bytes of a frame are
 // protected by its latch: readers hold it shared, the (single) writer holds it exclusive while
 // it changes the bytes and then calls mark_dirty(), which also bumps the frame's version so a
@@ -15,7 +24,6 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
-#include <unordered_map>
 #include <vector>
 
 #include "page/page_file.h"
@@ -27,9 +35,10 @@ class BufferPool;
 /// One cached page and its bookkeeping. Only BufferPool creates frames.
 struct Frame {
   uint32_t page_no = 0;
-  bool in_use = false;      ///< holds a page (page_no valid); guarded by the pool mutex
-  bool referenced = false;  ///< CLOCK bit; guarded by the pool mutex
-  int pins = 0;             ///< guarded by the pool mutex
+  bool in_use = false;  ///< holds a page (page_no valid); guarded by the pool mutex
+  std::atomic<bool> referenced{false};  ///< CLOCK bit; set by pins, cleared by the CLOCK hand
+  /// Pins held, plus transient increments of lock-free pins that are about to back off.
+  std::atomic<int> pins{0};
   std::atomic<bool> dirty{false};
   std::atomic<uint64_t> version{0};  ///< bumped by every mark_dirty()
   std::shared_mutex latch;           ///< protects the page bytes
@@ -74,6 +83,14 @@ struct BufferPoolStats {
   uint64_t misses = 0;     ///< pages read from the file
   uint64_t writes = 0;     ///< pages written (evictions and flushes)
   uint64_t evictions = 0;  ///< frames reused for another page
+};
+
+/// Per-frame page directories (an in-memory search aid built from a frame's bytes, never
+/// written) as reported through BufferPool::note_directory(): bytes held now and builds
+/// (first builds and rebuilds) since construction. All zero while no directory code reports.
+struct DirectoryStats {
+  int64_t bytes = 0;
+  uint64_t builds = 0;
 };
 
 /// Page cache over one PageFile (which must outlive it).
@@ -123,25 +140,56 @@ class BufferPool {
   size_t frame_count() const { return frames_.size(); }
   PageFile& file() { return file_; }
   BufferPoolStats stats() const;
+  /// For the directory code: `bytes_delta` bytes of directory memory taken (> 0) or given back
+  /// (< 0); `built` counts one directory build. Thread-safe (relaxed counters).
+  void note_directory(int64_t bytes_delta, bool built) {
+    directory_bytes_.fetch_add(bytes_delta, std::memory_order_relaxed);
+    if (built) directory_builds_.fetch_add(1, std::memory_order_relaxed);
+  }
+  DirectoryStats directory_stats() const {
+    return {directory_bytes_.load(std::memory_order_relaxed),
+            directory_builds_.load(std::memory_order_relaxed)};
+  }
   /// Frames pinned right now (for tests: 0 when no handle is alive).
   size_t pinned_frames() const;
 
  private:
   friend class PageRef;
   void unpin(Frame* frame);
-  // Returns a free or evictable frame (dirty victims are written back). Pool mutex held.
+  // Returns a free or evictable frame (dirty victims are written back; the victim's slot is
+  // cleared). Pool mutex held.
   Frame* victim_locked();
+
+  // Page table: slot(page_no) holds the frame caching page_no, or null.
+  static constexpr unsigned kSlotBits = 16;
+  static constexpr uint32_t kSlotsPerChunk = uint32_t{1} << kSlotBits;
+  struct SlotChunk {
+    std::atomic<Frame*> slot[kSlotsPerChunk];
+  };
+  // The slot of page_no, or null if its chunk was never allocated (lock-free).
+  std::atomic<Frame*>* find_slot(uint32_t page_no) const {
+    SlotChunk* c = chunks_[page_no >> kSlotBits].load(std::memory_order_acquire);
+    return c == nullptr ? nullptr : &c->slot[page_no & (kSlotsPerChunk - 1)];
+  }
+  // The slot of page_no, allocating its chunk. Pool mutex held.
+  std::atomic<Frame*>& slot_locked(uint32_t page_no);
+  // Pins page_no's frame without the mutex if it is cached and stays so; null otherwise.
+  Frame* try_pin_cached(uint32_t page_no);
 
   PageFile& file_;
   uint32_t page_size_;
   PageCheck check_ = nullptr;
   std::unique_ptr<uint8_t[]> arena_;
   std::vector<std::unique_ptr<Frame>> frames_;
-  std::unordered_map<uint32_t, Frame*> table_;
+  std::unique_ptr<std::atomic<SlotChunk*>[]> chunks_;  // 2^(32-kSlotBits) entries
+  std::vector<std::unique_ptr<SlotChunk>> owned_chunks_;
   size_t hand_ = 0;
   std::atomic<uint32_t> page_bound_{0};  // highest page number read or created, plus one
   mutable std::mutex mutex_;
-  BufferPoolStats stats_;
+  BufferPoolStats stats_;            // misses, writes, evictions: guarded by mutex_
+  std::atomic<uint64_t> hits_{0};    // counted by lock-free pins too
+  std::atomic<int64_t> directory_bytes_{0};
+  std::atomic<uint64_t> directory_builds_{0};
 };
 
 }  // namespace pbtree

@@ -1,18 +1,22 @@
 // Shared pieces of pbtree-bench: the in-process data sets (fixed seeds), the key formats under
 // test, temporary directories, a one-slot fixture cache (so at most one big structure lives at
 // a time), a byte-counting allocator for the in-memory peers, and the benchmark naming scheme
-// `<workload>/<contender>/<type>[.<key format>]/<rows>[/<variant>]`.
+// `<workload>/<contender>/<type>[.<key format>]/<rows>[/<variant>]`, the scan checksum every
+// contender folds its entries into, and a count of operator new calls (allocations per op).
 #pragma once
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <pbtree/keys.h>
@@ -39,6 +43,29 @@ struct Dataset {
 
 /// The data set of `rows` rows (built on first use; the previous size is dropped).
 const Dataset& dataset(uint64_t rows);
+/// (COL, ID) of every row of dataset(rows), sorted: the order every scan of the COL index
+/// yields (duplicates by ascending record number = ID). Built on first use, like dataset().
+const std::vector<std::pair<int64_t, int64_t>>& sorted_cols(uint64_t rows);
+
+/// Folds one scanned entry (the key bytes the contender hands out, and its record number) into
+/// a scan checksum. Order-independent (a sum of per-entry hashes) but every key byte counts,
+/// so a scan cannot skip decoding keys. Peers with int64 keys fold the 8 big-endian bytes.
+inline void fold_entry(uint64_t& sum, std::span<const uint8_t> key, uint64_t recno) {
+  uint64_t h = recno ^ 0xCBF29CE484222325ULL;
+  for (uint8_t b : key) h = (h ^ b) * 0x100000001B3ULL;
+  sum += h * 0x9E3779B97F4A7C15ULL;
+}
+/// fold_entry of an int64 key: its 8 big-endian bytes.
+inline void fold_int_entry(uint64_t& sum, int64_t key, uint64_t recno) {
+  uint8_t b[8];
+  uint64_t v = static_cast<uint64_t>(key);
+  for (int i = 7; i >= 0; --i, v >>= 8) b[i] = static_cast<uint8_t>(v & 0xFF);
+  fold_entry(sum, b, recno);
+}
+
+/// operator new calls since the start (perf/bench_main.cc replaces the global operator new);
+/// C libraries' malloc calls (SQLite, LMDB) are not counted.
+uint64_t allocation_count();
 
 /// A random permutation of 1..rows (seed 99): the order of random_insert.
 std::vector<int64_t> shuffled_ids(uint64_t rows);
@@ -88,8 +115,12 @@ void drop_fixture();
 /// Rows of the insert and bulk_build cases: 10^6, or 10^7 if PBTREE_BENCH_LARGE=1;
 /// PBTREE_BENCH_BUILD_ROWS=N overrides both (small runs while developing).
 uint64_t build_rows();
-/// Rows of the insert cases: PBTREE_BENCH_INSERT_ROWS if set, else build_rows().
-uint64_t insert_rows();
+/// Row counts of the insert cases: 10^6 and 10^7 (at 10^7 pbtree runs one key format,
+/// kLargeInsertFormat, on the Firebird layout); PBTREE_BENCH_INSERT_ROWS=N gives {N} (all
+/// formats), PBTREE_BENCH_BUILD_ROWS=N too.
+std::vector<uint64_t> insert_sizes();
+/// Insert sizes from this many rows up run one key format only (bigint.decimal128).
+inline constexpr uint64_t kLargeInsertRows = 10'000'000;
 
 /// Bytes currently held through CountingAllocator (all instantiations).
 inline std::atomic<int64_t> g_counted_bytes{0};
@@ -126,8 +157,12 @@ std::string bench_name(const std::string& workload, const std::string& contender
 ///   uint64_t narrow(int64_t start, int n, uint64_t& sum) — seek COL >= start, read n entries;
 ///   uint64_t range(int64_t lo, int64_t hi, uint64_t& sum) — every entry with COL in [lo, hi];
 ///   uint64_t full(uint64_t& sum) — every entry of the COL index in order;
+///     (the scans fold_entry() each entry's key bytes and record number into `sum`)
+///   void fold_expected(uint64_t& sum, int64_t col, uint64_t id) — what a scan folds for the
+///     entry (col, id), computed from the value (the key bytes that contender hands out);
 ///   double id_bytes_per_entry, col_bytes_per_entry (bytes of the structure / entries).
-/// Each case checks its answer once before timing (SkipWithError on a wrong count).
+/// Each case checks its answer once before timing (SkipWithError on a wrong count or on a
+/// checksum that differs from the one folded from sorted_cols()).
 template <class Fix>
 void register_scans(const std::string& contender, const std::string& type, uint64_t rows,
                     std::function<std::shared_ptr<Fix>()> make) {
@@ -142,9 +177,13 @@ void register_scans(const std::string& contender, const std::string& type, uint6
         }
         size_t i = 0;
         uint64_t hits = 0;
+        if constexpr (requires { f.start_counters(); }) f.start_counters();
         for (auto _ : st) hits += f.point(d.point_ids[i++ & (kQueries - 1)]);
         benchmark::DoNotOptimize(hits);
         st.SetItemsProcessed(static_cast<int64_t>(st.iterations()));
+        if constexpr (requires { f.finish_counters(st, 1.0); }) {
+          f.finish_counters(st, double(st.iterations()));
+        }
         st.counters["bytes_per_entry"] = f.id_bytes_per_entry;
       });
   benchmark::RegisterBenchmark(
@@ -153,18 +192,40 @@ void register_scans(const std::string& contender, const std::string& type, uint6
         const Dataset& d = dataset(rows);
         uint64_t sum = 0;
         if (f.narrow(1, kNarrowKeys, sum) != kNarrowKeys) st.SkipWithError("narrow_scan: short");
+        {
+          const auto& sorted = sorted_cols(rows);
+          const int64_t start = d.narrow_starts[0];
+          auto it = std::lower_bound(sorted.begin(), sorted.end(), std::pair<int64_t, int64_t>{start, 0});
+          uint64_t want = 0, got = 0;
+          for (int k = 0; k < kNarrowKeys && it != sorted.end(); ++k, ++it) {
+            f.fold_expected(want, it->first, uint64_t(it->second));
+          }
+          f.narrow(start, kNarrowKeys, got);
+          if (got != want) st.SkipWithError("narrow_scan: wrong checksum");
+        }
         size_t i = 0;
         uint64_t n = 0;
+        if constexpr (requires { f.start_counters(); }) f.start_counters();
         for (auto _ : st) n += f.narrow(d.narrow_starts[i++ & (kQueries - 1)], kNarrowKeys, sum);
         benchmark::DoNotOptimize(sum);
         st.SetItemsProcessed(static_cast<int64_t>(n));
+        if constexpr (requires { f.finish_counters(st, 1.0); }) {
+          f.finish_counters(st, double(st.iterations()));
+        }
         st.counters["bytes_per_entry"] = f.col_bytes_per_entry;
       });
   benchmark::RegisterBenchmark(bench_name("wide_scan", contender, type, rows).c_str(),
                                [get, rows](benchmark::State& st) {
                                  Fix& f = get();
                                  const Dataset& d = dataset(rows);
-                                 uint64_t sum = 0, n = 0;
+                                 uint64_t sum = 0, n = 0, want = 0;
+                                 for (const auto& [c, id] : sorted_cols(rows)) {
+                                   if (c >= d.wide_lo && c <= d.wide_hi) {
+                                     f.fold_expected(want, c, uint64_t(id));
+                                   }
+                                 }
+                                 f.range(d.wide_lo, d.wide_hi, sum);
+                                 if (sum != want) st.SkipWithError("wide_scan: wrong checksum");
                                  for (auto _ : st) {
                                    uint64_t got = f.range(d.wide_lo, d.wide_hi, sum);
                                    if (got != d.wide_expected) {
@@ -180,7 +241,12 @@ void register_scans(const std::string& contender, const std::string& type, uint6
   benchmark::RegisterBenchmark(bench_name("full_scan", contender, type, rows).c_str(),
                                [get, rows](benchmark::State& st) {
                                  Fix& f = get();
-                                 uint64_t sum = 0, n = 0;
+                                 uint64_t sum = 0, n = 0, want = 0;
+                                 for (const auto& [c, id] : sorted_cols(rows)) {
+                                   f.fold_expected(want, c, uint64_t(id));
+                                 }
+                                 f.full(sum);
+                                 if (sum != want) st.SkipWithError("full_scan: wrong checksum");
                                  for (auto _ : st) {
                                    uint64_t got = f.full(sum);
                                    if (got != rows) {

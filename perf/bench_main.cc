@@ -1,6 +1,6 @@
 // pbtree-bench main(): the shared data sets and helpers of bench_common.h, registration of
 // every case (pbtree and peers, grouped so each big fixture is built once), and skip notes for
-// peers compiled out.
+// peers compiled out, and the replaced global operator new that counts allocations.
 #include <fmt/format.h>
 #include <stdlib.h>
 
@@ -8,16 +8,38 @@
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
+#include <new>
 #include <numeric>
 #include <random>
 #include <stdexcept>
 
 #include "perf/bench_common.h"
 
+namespace {
+std::atomic<uint64_t> g_allocations{0};
+}  // namespace
+
+// Replaced global allocation functions (every other operator new form forwards to these two):
+// count the calls, allocate with malloc.
+void* operator new(size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](size_t n) { return ::operator new(n); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+void operator delete[](void* p, size_t) noexcept { std::free(p); }
+
 namespace pbtree::bench {
+
+uint64_t allocation_count() { return g_allocations.load(std::memory_order_relaxed); }
 
 namespace {
 std::shared_ptr<Dataset> g_dataset;
+std::shared_ptr<std::vector<std::pair<int64_t, int64_t>>> g_sorted;
+uint64_t g_sorted_rows = 0;
 std::string g_fixture_key;
 std::shared_ptr<void> g_fixture;
 }  // namespace
@@ -44,6 +66,18 @@ const Dataset& dataset(uint64_t rows) {
       d->col.begin(), d->col.end(), [&](int64_t c) { return c >= d->wide_lo && c <= d->wide_hi; }));
   g_dataset = d;
   return *g_dataset;
+}
+
+const std::vector<std::pair<int64_t, int64_t>>& sorted_cols(uint64_t rows) {
+  if (g_sorted && g_sorted_rows == rows) return *g_sorted;
+  g_sorted.reset();
+  const Dataset& d = dataset(rows);
+  auto v = std::make_shared<std::vector<std::pair<int64_t, int64_t>>>(rows);
+  for (uint64_t i = 0; i < rows; ++i) (*v)[i] = {d.col[i], int64_t(i + 1)};
+  std::sort(v->begin(), v->end());
+  g_sorted = v;
+  g_sorted_rows = rows;
+  return *g_sorted;
 }
 
 std::vector<int64_t> shuffled_ids(uint64_t rows) {
@@ -95,9 +129,10 @@ void drop_fixture() {
   g_fixture_key.clear();
 }
 
-uint64_t insert_rows() {
-  if (const char* s = std::getenv("PBTREE_BENCH_INSERT_ROWS"); s && *s) return std::stoull(s);
-  return build_rows();
+std::vector<uint64_t> insert_sizes() {
+  if (const char* s = std::getenv("PBTREE_BENCH_INSERT_ROWS"); s && *s) return {std::stoull(s)};
+  if (const char* s = std::getenv("PBTREE_BENCH_BUILD_ROWS"); s && *s) return {std::stoull(s)};
+  return {1'000'000, 10'000'000};
 }
 
 uint64_t build_rows() {

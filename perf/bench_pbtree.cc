@@ -1,7 +1,9 @@
 // pbtree's cases in pbtree-bench: scans (BTree::find / cursors of IndexFile::tree() over a file
-// built with IndexFile::bulk_load, buffer pool holding every page), key_encode, bulk_build
+// built with IndexFile::bulk_load, buffer pool holding every page), cold_lookup (the same
+// lookups through a 16-frame pool: pages read from the file), key_encode, bulk_build
 // (IndexFile::bulk_load from unsorted keys, 1 or 2 TBB threads) and random/increasing insert
-// (IndexFile::create_index + tree().insert, all pages in the pool, flushed outside the timing).
+// (IndexFile::create_index + tree().insert, all pages in the pool, the final commit —
+// IndexFile::flush, log fsync included — timed).
 #include <tbb/global_control.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <stdexcept>
 
 #include "btree/btree.h"
+#include "page/buffer_pool.h"
 #include <pbtree/index_file.h>
 #include "perf/bench_common.h"
 
@@ -79,8 +82,21 @@ struct PbtreeScanFixture {
     r.lower = KeyBound{std::vector<uint8_t>(k.begin(), k.end()), true};
     Cursor c = col_tree->scan(std::move(r));
     int got = 0;
-    for (; got < n && c.valid(); ++got, c.next()) sum += c.record_number();
+    for (; got < n && c.valid(); ++got, c.next()) fold_entry(sum, c.key(), c.record_number());
     return static_cast<uint64_t>(got);
+  }
+
+  KeyBuffer expected_kb;
+  void fold_expected(uint64_t& sum, int64_t col, uint64_t id) {
+    fold_entry(sum, make_key(fc, col, expected_kb), id);
+  }
+  // Directory counters of the pool (0 until the per-frame directories exist), per operation.
+  DirectoryStats dir0{};
+  void start_counters() { dir0 = id_tree->pool().directory_stats(); }
+  void finish_counters(benchmark::State& st, double ops) const {
+    const DirectoryStats d = id_tree->pool().directory_stats();
+    st.counters["dir_builds_per_op"] = ops > 0 ? double(d.builds - dir0.builds) / ops : 0.0;
+    st.counters["dir_bytes"] = double(d.bytes);
   }
 
   uint64_t range(int64_t lo, int64_t hi, uint64_t& sum) {
@@ -91,17 +107,85 @@ struct PbtreeScanFixture {
     r.upper = KeyBound{std::vector<uint8_t>(k.begin(), k.end()), true};
     uint64_t got = 0;
     for (Cursor c = col_tree->scan(std::move(r)); c.valid(); c.next(), ++got) {
-      sum += c.record_number();
+      fold_entry(sum, c.key(), c.record_number());
     }
     return got;
   }
 
   uint64_t full(uint64_t& sum) {
     uint64_t got = 0;
-    for (Cursor c = col_tree->scan(); c.valid(); c.next(), ++got) sum += c.record_number();
+    for (Cursor c = col_tree->scan(); c.valid(); c.next(), ++got) {
+      fold_entry(sum, c.key(), c.record_number());
+    }
     return got;
   }
 };
+
+// cold_lookup: the ID index of PbtreeScanFixture's data, bulk-built, closed and reopened with
+// a pool of kColdFrames frames, so nearly every lookup reads its leaf (and often the level
+// above) from the file (the OS page cache keeps the file itself in memory): pin, pread,
+// checksum and page check, directory build on the way. Counters per lookup: pages read
+// (misses_per_op) and directory builds.
+constexpr size_t kColdFrames = 16;
+struct ColdFixture {
+  FormatCase fc;
+  TempDir dir;
+  std::unique_ptr<IndexFile> idx;
+  BTree* tree = nullptr;
+  KeyBuffer kb;
+  std::vector<uint64_t> found;
+  ColdFixture(const FormatCase& f, uint64_t rows, NodeLayout layout) : fc(f) {
+    const std::string path = dir.file("cold.pbt");
+    {
+      auto w = IndexFile::open_or_create(path, kBenchPageSize);
+      EntryBatch b;
+      b.reserve(rows, rows * 12);
+      for (uint64_t i = 0; i < rows; ++i) b.add(make_key(fc, int64_t(i + 1), kb), i + 1, i);
+      w->bulk_load(make_def(fc, "ID", true, layout), b);
+      w->close();
+    }
+    idx = IndexFile::open_or_create(path, kBenchPageSize);
+    idx->set_cache_frames(kColdFrames);
+    tree = &idx->tree("ID");
+  }
+  uint64_t point(int64_t id) {
+    tree->find(make_key(fc, id, kb), found);
+    return found.size();
+  }
+};
+
+void register_cold_lookup(uint64_t rows) {
+  for (const FormatCase& fc : format_cases()) {
+    for (NodeLayout layout : {NodeLayout::Firebird, NodeLayout::Compact}) {
+      const std::string contender = layout == NodeLayout::Firebird ? "pbtree" : "pbtree-compact";
+      const std::string key = "cold/" + contender + "/" + fc.label() + "/" + std::to_string(rows);
+      benchmark::RegisterBenchmark(
+          bench_name("cold_lookup", contender, fc.label(), rows).c_str(),
+          [fc, rows, layout, key](benchmark::State& st) {
+            ColdFixture& f = fixture<ColdFixture>(
+                key, [&] { return std::make_shared<ColdFixture>(fc, rows, layout); });
+            const Dataset& d = dataset(rows);
+            if (f.point(d.point_ids[0]) != 1 || f.point(static_cast<int64_t>(rows) + 1) != 0) {
+              st.SkipWithError("cold_lookup: wrong answer");
+            }
+            BufferPool& pool = f.tree->pool();
+            const uint64_t m0 = pool.stats().misses;
+            const DirectoryStats d0 = pool.directory_stats();
+            size_t i = 0;
+            uint64_t hits = 0;
+            for (auto _ : st) hits += f.point(d.point_ids[i++ & (kQueries - 1)]);
+            benchmark::DoNotOptimize(hits);
+            const double ops = double(st.iterations());
+            st.SetItemsProcessed(static_cast<int64_t>(st.iterations()));
+            if (ops > 0) {
+              st.counters["misses_per_op"] = double(pool.stats().misses - m0) / ops;
+              st.counters["dir_builds_per_op"] =
+                  double(pool.directory_stats().builds - d0.builds) / ops;
+            }
+          });
+    }
+  }
+}
 
 // kQueries values per (format, variant): small = [1, 1000]; large = the top decades of the
 // type with random sign (integer: |v| in [10^8, 2^31), bigint: [10^17, 2^63), int128:
@@ -259,10 +343,19 @@ struct InsertEnv {
   }
 };
 
+// random_insert / increasing_insert of `rows` IDs into an empty unique index, timed up to and
+// including the commit (IndexFile::flush: dirty pages and header to the log, log fsync).
+// Counters: allocations (operator new calls) per insert, directory builds per insert and the
+// directory bytes at the end. From kLargeInsertRows up only bigint.decimal128 runs (Firebird
+// layout), so that perf/run.sh stays within its time budget.
 void register_inserts(uint64_t rows) {
   for (const char* workload : {"random_insert", "increasing_insert"}) {
     const bool random = std::string(workload) == "random_insert";
     for (const FormatCase& fc : format_cases()) {
+      if (rows >= kLargeInsertRows &&
+          !(fc.type.type == ColumnType::Bigint && fc.format == KeyFormat::Decimal128)) {
+        continue;
+      }
       benchmark::RegisterBenchmark(
           bench_name(workload, "pbtree", fc.label(), rows).c_str(),
           [fc, rows, random](benchmark::State& st) {
@@ -270,20 +363,31 @@ void register_inserts(uint64_t rows) {
             std::vector<int64_t> order = shuffled_ids(rows);
             if (!random) std::sort(order.begin(), order.end());
             KeyBuffer kb;
-            double bpe = 0;
+            double bpe = 0, allocs = 0, builds = 0, dir_bytes = 0;
             for (auto _ : st) {
               st.PauseTiming();
               auto env = std::make_unique<InsertEnv>(fc, rows);
+              const DirectoryStats d0 = env->tree->pool().directory_stats();
+              const uint64_t a0 = allocation_count();
               st.ResumeTiming();
               for (int64_t id : order) env->tree->insert(make_key(fc, id, kb), uint64_t(id));
+              env->idx->flush();  // the commit: log written and fsynced
               st.PauseTiming();
+              allocs = double(allocation_count() - a0) / double(rows);
+              const DirectoryStats d1 = env->tree->pool().directory_stats();
+              builds = double(d1.builds - d0.builds) / double(rows);
+              dir_bytes = double(d1.bytes);
               bpe = env->bytes_per_entry(rows);
               env.reset();
               st.ResumeTiming();
             }
             st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * rows));
             st.counters["bytes_per_entry"] = bpe;
-          });
+            st.counters["allocs_per_insert"] = allocs;
+            st.counters["dir_builds_per_insert"] = builds;
+            st.counters["dir_bytes"] = dir_bytes;
+          })
+        ->UseRealTime();
     }
   }
 }
@@ -304,7 +408,8 @@ void register_pbtree(const std::vector<uint64_t>& scan_sizes) {
   register_key_encode();
   register_bulk_build(build_rows());
   register_batch_insert(build_rows());
-  register_inserts(insert_rows());
+  register_cold_lookup(*std::min_element(scan_sizes.begin(), scan_sizes.end()));
+  for (uint64_t rows : insert_sizes()) register_inserts(rows);
 }
 
 }  // namespace pbtree::bench

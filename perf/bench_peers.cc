@@ -60,19 +60,22 @@ struct VectorFixture {
   uint64_t narrow(int64_t start, int n, uint64_t& sum) {
     auto it = std::lower_bound(cols.begin(), cols.end(), start, by_first);
     int got = 0;
-    for (; got < n && it != cols.end(); ++got, ++it) sum += uint64_t(it->second);
+    for (; got < n && it != cols.end(); ++got, ++it) fold_int_entry(sum, it->first, uint64_t(it->second));
     return uint64_t(got);
   }
   uint64_t range(int64_t lo, int64_t hi, uint64_t& sum) {
     uint64_t got = 0;
     for (auto it = std::lower_bound(cols.begin(), cols.end(), lo, by_first);
          it != cols.end() && it->first <= hi; ++it, ++got) {
-      sum += uint64_t(it->second);
+      fold_int_entry(sum, it->first, uint64_t(it->second));
     }
     return got;
   }
+  static void fold_expected(uint64_t& sum, int64_t col, uint64_t id) {
+    fold_int_entry(sum, col, id);
+  }
   uint64_t full(uint64_t& sum) {
-    for (const Pair& p : cols) sum += uint64_t(p.second);
+    for (const Pair& p : cols) fold_int_entry(sum, p.first, uint64_t(p.second));
     return cols.size();
   }
 };
@@ -102,19 +105,22 @@ struct AbslFixture {
   uint64_t narrow(int64_t start, int n, uint64_t& sum) {
     auto it = cols.lower_bound(start);
     int got = 0;
-    for (; got < n && it != cols.end(); ++got, ++it) sum += uint64_t(it->second);
+    for (; got < n && it != cols.end(); ++got, ++it) fold_int_entry(sum, it->first, uint64_t(it->second));
     return uint64_t(got);
   }
   uint64_t range(int64_t lo, int64_t hi, uint64_t& sum) {
     uint64_t got = 0;
     for (auto it = cols.lower_bound(lo); it != cols.end() && it->first <= hi; ++it, ++got) {
-      sum += uint64_t(it->second);
+      fold_int_entry(sum, it->first, uint64_t(it->second));
     }
     return got;
   }
+  static void fold_expected(uint64_t& sum, int64_t col, uint64_t id) {
+    fold_int_entry(sum, col, id);
+  }
   uint64_t full(uint64_t& sum) {
     uint64_t got = 0;
-    for (const auto& p : cols) sum += uint64_t(p.second), ++got;
+    for (const auto& p : cols) fold_int_entry(sum, p.first, uint64_t(p.second)), ++got;
     return got;
   }
 };
@@ -138,20 +144,21 @@ void sq_exec(sqlite3* db, const std::string& sql) {
 }
 
 // A database file in a temp dir: table t(id INTEGER PRIMARY KEY, col INTEGER) (its rowid
-// b-tree is the ID index), page cache big enough for every page, no journal, no sync,
-// exclusive locking (the cache stays valid between statements: no per-query lock + recheck).
+// b-tree is the ID index), page cache big enough for every page, no journal, no sync unless
+// `durable` (the insert cases: synchronous=FULL, so COMMIT fsyncs the file), exclusive locking
+// (the cache stays valid between statements: no per-query lock + recheck).
 struct SqliteDb {
   TempDir dir;
   sqlite3* db = nullptr;
-  explicit SqliteDb(uint64_t rows) {
+  explicit SqliteDb(uint64_t rows, bool durable = false) {
     if (sqlite3_open(dir.file("bench.db").c_str(), &db) != SQLITE_OK) {
       throw std::runtime_error("sqlite3_open failed");
     }
     sq_exec(db, fmt::format(
-                    "PRAGMA page_size=8192; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                    "PRAGMA page_size=8192; PRAGMA journal_mode=OFF; PRAGMA synchronous={};"
                     "PRAGMA locking_mode=EXCLUSIVE;"
                     "PRAGMA cache_size=-{}; CREATE TABLE t(id INTEGER PRIMARY KEY, col INTEGER)",
-                    rows * 64 / 1024 + 65536));
+                    durable ? "FULL" : "OFF", rows * 64 / 1024 + 65536));
   }
   ~SqliteDb() { sqlite3_close(db); }
   sqlite3_stmt* prepare(const char* sql) {
@@ -210,10 +217,10 @@ struct SqliteFixture {
     id_bytes_per_entry = double(tb) / double(rows);
     col_bytes_per_entry = double(ib) / double(rows);
     point_s = sq.prepare("SELECT col FROM t WHERE id = ?1");
-    narrow_s =
-        sq.prepare("SELECT id FROM t INDEXED BY t_col WHERE col >= ?1 ORDER BY col LIMIT ?2");
-    range_s = sq.prepare("SELECT id FROM t INDEXED BY t_col WHERE col BETWEEN ?1 AND ?2");
-    full_s = sq.prepare("SELECT id FROM t INDEXED BY t_col WHERE col >= 0 ORDER BY col");
+    narrow_s = sq.prepare(
+        "SELECT col, id FROM t INDEXED BY t_col WHERE col >= ?1 ORDER BY col LIMIT ?2");
+    range_s = sq.prepare("SELECT col, id FROM t INDEXED BY t_col WHERE col BETWEEN ?1 AND ?2");
+    full_s = sq.prepare("SELECT col, id FROM t INDEXED BY t_col WHERE col >= 0 ORDER BY col");
     uint64_t sum = 0;  // warm the page cache: both b-trees
     full(sum);
     sum += uint64_t(sq.scalar("SELECT SUM(col) FROM t"));
@@ -222,18 +229,27 @@ struct SqliteFixture {
   ~SqliteFixture() {
     for (sqlite3_stmt* s : {point_s, narrow_s, range_s, full_s}) sqlite3_finalize(s);
   }
-  uint64_t drain(sqlite3_stmt* s, uint64_t& sum) {
+  // Steps `s` to the end; with `fold`, folds (column 0 = COL, column 1 = ID) per row.
+  uint64_t drain(sqlite3_stmt* s, uint64_t& sum, bool fold = true) {
     uint64_t got = 0;
     int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) sum += uint64_t(sqlite3_column_int64(s, 0)), ++got;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+      if (fold) {
+        fold_int_entry(sum, sqlite3_column_int64(s, 0), uint64_t(sqlite3_column_int64(s, 1)));
+      }
+      ++got;
+    }
     sq_check(rc, sq.db, "step");
     sqlite3_reset(s);
     return got;
   }
+  static void fold_expected(uint64_t& sum, int64_t col, uint64_t id) {
+    fold_int_entry(sum, col, id);
+  }
   uint64_t point(int64_t id) {
     uint64_t sum = 0;
     sqlite3_bind_int64(point_s, 1, id);
-    return drain(point_s, sum);
+    return drain(point_s, sum, false);
   }
   uint64_t narrow(int64_t start, int n, uint64_t& sum) {
     sqlite3_bind_int64(narrow_s, 1, start);
@@ -266,17 +282,19 @@ uint64_t get_be(const void* data) {
   return v;
 }
 
-// An environment in a temp dir (MDB_NOSYNC) with databases "id" (BE id -> BE col) and "col"
+// An environment in a temp dir (MDB_NOSYNC unless durable) with databases "id" (BE id -> BE col) and "col"
 // (MDB_DUPSORT: BE col -> BE id duplicates).
 struct LmdbEnv {
   TempDir dir;
   MDB_env* env = nullptr;
   MDB_dbi id_dbi = 0, col_dbi = 0;
-  explicit LmdbEnv(uint64_t rows) {
+  // `durable`: commits fsync (the insert cases); otherwise MDB_NOSYNC (fixtures).
+  explicit LmdbEnv(uint64_t rows, bool durable = false) {
     mdb_check(mdb_env_create(&env), "env_create");
     mdb_check(mdb_env_set_maxdbs(env, 4), "set_maxdbs");
     mdb_check(mdb_env_set_mapsize(env, size_t(rows) * 256 + (size_t{256} << 20)), "set_mapsize");
-    mdb_check(mdb_env_open(env, dir.path().c_str(), MDB_NOSYNC, 0644), "env_open");
+    mdb_check(mdb_env_open(env, dir.path().c_str(), durable ? 0u : unsigned{MDB_NOSYNC}, 0644),
+              "env_open");
     MDB_txn* txn;
     mdb_check(mdb_txn_begin(env, nullptr, 0, &txn), "txn_begin");
     mdb_check(mdb_dbi_open(txn, "id", MDB_CREATE, &id_dbi), "dbi_open id");
@@ -348,6 +366,9 @@ struct LmdbFixture {
     MDB_val k{8, kb}, v;
     return mdb_get(rtxn, e.id_dbi, &k, &v) == MDB_SUCCESS ? 1 : 0;
   }
+  static void fold_expected(uint64_t& sum, int64_t col, uint64_t id) {
+    fold_int_entry(sum, col, id);
+  }
   uint64_t narrow(int64_t start, int n, uint64_t& sum) {
     uint8_t kb[8];
     put_be(kb, uint64_t(start));
@@ -355,7 +376,7 @@ struct LmdbFixture {
     int got = 0;
     for (int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == MDB_SUCCESS && got < n;
          rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-      sum += get_be(v.mv_data);
+      fold_entry(sum, {static_cast<const uint8_t*>(k.mv_data), k.mv_size}, get_be(v.mv_data));
       ++got;
     }
     return uint64_t(got);
@@ -368,7 +389,7 @@ struct LmdbFixture {
     for (int rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
          rc == MDB_SUCCESS && get_be(k.mv_data) <= uint64_t(hi);
          rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-      sum += get_be(v.mv_data);
+      fold_entry(sum, {static_cast<const uint8_t*>(k.mv_data), k.mv_size}, get_be(v.mv_data));
       ++got;
     }
     return got;
@@ -378,7 +399,7 @@ struct LmdbFixture {
     uint64_t got = 0;
     for (int rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == MDB_SUCCESS;
          rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-      sum += get_be(v.mv_data);
+      fold_entry(sum, {static_cast<const uint8_t*>(k.mv_data), k.mv_size}, get_be(v.mv_data));
       ++got;
     }
     return got;
@@ -405,18 +426,23 @@ void register_peer_inserts(uint64_t rows) {
           const Dataset& d = dataset(rows);
           const std::vector<int64_t> order = order_of();
           double bpe = 0;
+          double allocs = 0;
           for (auto _ : st) {
             auto m = std::make_unique<AbslMap>();
             int64_t before = g_counted_bytes.load();
-            for (int64_t id : order) m->emplace(id, d.col[size_t(id - 1)]);
+            const uint64_t a0 = allocation_count();
+            for (int64_t id : order) m->emplace(id, d.col[size_t(id - 1)]);  // no commit
             st.PauseTiming();
+            allocs = double(allocation_count() - a0) / double(rows);
             bpe = double(g_counted_bytes.load() - before) / double(rows);
             m.reset();
             st.ResumeTiming();
           }
           st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * rows));
           st.counters["bytes_per_entry"] = bpe;
-        });
+          st.counters["allocs_per_insert"] = allocs;
+        })
+        ->UseRealTime();
 #endif
 #ifdef PBTREE_BENCH_HAVE_SQLITE
     benchmark::RegisterBenchmark(
@@ -428,9 +454,9 @@ void register_peer_inserts(uint64_t rows) {
           double bpe = 0;
           for (auto _ : st) {
             st.PauseTiming();
-            auto db = std::make_unique<SqliteDb>(rows);
+            auto db = std::make_unique<SqliteDb>(rows, true);
             st.ResumeTiming();
-            db->insert(order, d);
+            db->insert(order, d);  // one transaction; its COMMIT writes and fsyncs the file
             st.PauseTiming();
             int64_t b = db->btree_bytes("t");
             bpe = double(b >= 0 ? b : db->scalar("PRAGMA page_count") * 8192) / double(rows);
@@ -439,7 +465,8 @@ void register_peer_inserts(uint64_t rows) {
           }
           st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * rows));
           st.counters["bytes_per_entry"] = bpe;
-        });
+        })
+        ->UseRealTime();
 #endif
 #ifdef PBTREE_BENCH_HAVE_LMDB
     benchmark::RegisterBenchmark(
@@ -451,9 +478,9 @@ void register_peer_inserts(uint64_t rows) {
           double bpe = 0;
           for (auto _ : st) {
             st.PauseTiming();
-            auto env = std::make_unique<LmdbEnv>(rows);
+            auto env = std::make_unique<LmdbEnv>(rows, true);
             st.ResumeTiming();
-            env->insert_ids(order, d, 0);
+            env->insert_ids(order, d, 0);  // one write transaction; its commit fsyncs
             st.PauseTiming();
             MDB_envinfo info;
             mdb_check(mdb_env_info(env->env, &info), "env_info");
@@ -463,7 +490,8 @@ void register_peer_inserts(uint64_t rows) {
           }
           st.SetItemsProcessed(static_cast<int64_t>(st.iterations() * rows));
           st.counters["bytes_per_entry"] = bpe;
-        });
+        })
+        ->UseRealTime();
 #endif
   }
 }
@@ -552,7 +580,7 @@ void register_peers(const std::vector<uint64_t>& scan_sizes) {
 #endif
   }
   register_peer_bulk(build_rows());
-  register_peer_inserts(insert_rows());
+  for (uint64_t rows : insert_sizes()) register_peer_inserts(rows);
 }
 
 std::vector<std::string> peer_skip_notes() {

@@ -5,10 +5,12 @@ Usage: report.py --out perf/RESULTS.md --command "<exact command>" run1.json [ru
 
 Each benchmark is named <workload>/<contender>/<type>[.<key format>]/<rows>[/<variant>]. A
 case with repetitions is taken at its `median` aggregate; a case run once at its single
-iteration row. Time is CPU time of the benchmark thread (robust on a shared machine), except
-bulk_build, whose multi-threaded build is timed on the wall clock (counters
-wall_ns_per_op / wall_items_per_second). Ratios are pbtree / peer on the same data, queries
-and run.
+iteration row; the spread column is the coefficient of variation (stddev / mean) over the
+repetitions (Google Benchmark's `cv` aggregate). Time is CPU time of the benchmark thread
+(robust on a shared machine), except bulk_build, whose multi-threaded build is timed on the
+wall clock (counters wall_ns_per_op / wall_items_per_second), and the insert cases, which run
+with UseRealTime so that the final commit's fsync counts. Ratios are pbtree / peer on the same
+data, queries and run.
 """
 import argparse
 import datetime
@@ -24,13 +26,19 @@ PEERS = ["absl", "vector", "sqlite", "lmdb"]
 # Headline metric per workload: "time" (ns/op, lower is better) or "rate" (keys/s, higher).
 HEADLINE = {
     "unique_scan": "time",
+    "cold_lookup": "time",
     "key_encode": "time",
 }
-ORDER = ["unique_scan", "narrow_scan", "wide_scan", "full_scan", "key_encode", "bulk_build",
-         "random_insert", "increasing_insert"]
+ORDER = ["unique_scan", "cold_lookup", "narrow_scan", "wide_scan", "full_scan", "key_encode",
+         "bulk_build", "random_insert", "increasing_insert"]
+# Workloads timed on the wall clock (real_time): the commit's fsync is part of the work.
+REAL_TIME = {"random_insert", "increasing_insert"}
 WHAT = {
     "unique_scan": "point lookup of a random existing ID on the unique ID index "
                    "(pbtree: build_key + BTree::find)",
+    "cold_lookup": "unique_scan through a 16-frame buffer pool (file reopened after the bulk "
+                   "load): nearly every lookup reads its leaf from the file (OS cache); counter "
+                   "misses_per_op = pages read per lookup",
     "narrow_scan": "seek to a random COL value on the COL index (duplicates) and read 100 "
                    "entries, seek included (pbtree: build_key + BTree::scan cursor)",
     "wide_scan": "every entry with COL in [rows/4+1, 3·rows/4] (half the keys) on the COL index",
@@ -41,8 +49,12 @@ WHAT = {
                   "IndexFile::bulk_load of pre-encoded keys (sort + pages + fsync) with 1 or 2 TBB "
                   "threads; vector std::sort; absl btree_multimap from the unsorted range; "
                   "sqlite CREATE INDEX; wall clock",
-    "random_insert": "insert every ID in a random order into an empty unique index/table "
-                     "(pbtree: build_key + BTree::insert, all pages in the buffer pool, no flush)",
+    "random_insert": "insert every ID in a random order into an empty unique index/table, "
+                     "final commit with fsync timed (pbtree: build_key + BTree::insert, all pages "
+                     "in the buffer pool, then IndexFile::flush; lmdb: one write transaction "
+                     "without MDB_NOSYNC; sqlite: one transaction, synchronous=FULL, no journal; "
+                     "absl: no commit); wall clock; at 10^7 pbtree runs bigint.decimal128 on the "
+                     "Firebird layout only",
     "increasing_insert": "as random_insert, IDs in increasing order",
 }
 
@@ -52,7 +64,8 @@ def parse_name(name):
     if len(parts) < 4:
         return None
     workload, contender, typ, rows = parts[:4]
-    variant = "/".join(parts[4:])
+    # UseRealTime() appends "/real_time" to the name: not a variant.
+    variant = "/".join(p for p in parts[4:] if p != "real_time")
     fmt = ""
     if "." in typ:
         typ, fmt = typ.split(".", 1)
@@ -62,6 +75,7 @@ def parse_name(name):
 
 def load(paths):
     rows = {}
+    cvs = {}
     singles = {}
     context = None
     for p in paths:
@@ -76,6 +90,8 @@ def load(paths):
             if b.get("run_type") == "aggregate":
                 if b.get("aggregate_name") == "median":
                     rows[rn] = b
+                elif b.get("aggregate_name") == "cv":
+                    cvs[rn] = b
             else:
                 singles.setdefault(rn, []).append(b)
     for rn, runs in singles.items():
@@ -83,9 +99,12 @@ def load(paths):
             continue
         if len(runs) == 1:
             rows[rn] = runs[0]
-        else:  # repetitions without aggregates: median by CPU time
+        else:  # repetitions without aggregates: median by CPU time, cv over the runs
             runs = sorted(runs, key=lambda r: r["cpu_time"])
             rows[rn] = runs[len(runs) // 2]
+            ts = [r["cpu_time"] for r in runs]
+            cvs[rn] = dict(cpu_time=statistics.pstdev(ts) / statistics.mean(ts),
+                           real_time=0.0)
     out = []
     for rn, b in rows.items():
         meta = parse_name(rn)
@@ -97,12 +116,19 @@ def load(paths):
             out.append(meta)
             continue
         scale = UNIT_NS.get(b.get("time_unit", "ns"), 1.0)
+        cv = cvs.get(rn)
         if meta["workload"] == "bulk_build" and "wall_ns_per_op" in b:
             meta["time"] = b["wall_ns_per_op"]
             meta["rate"] = b.get("wall_items_per_second")
+            meta["cv"] = cv.get("wall_ns_per_op") if cv else None
+        elif meta["workload"] in REAL_TIME:
+            meta["time"] = b["real_time"] * scale
+            meta["rate"] = b.get("items_per_second")
+            meta["cv"] = cv.get("real_time") if cv else None
         else:
             meta["time"] = b["cpu_time"] * scale
             meta["rate"] = b.get("items_per_second")
+            meta["cv"] = cv.get("cpu_time") if cv else None
         meta["bpe"] = b.get("bytes_per_entry")
         out.append(meta)
     return out, context
@@ -401,7 +427,8 @@ def main():
         L.append(WHAT.get(w, ""))
         L.append("")
         peers = [p for p in PEERS if any(r["contender"] == p for r in rs)]
-        head = ["contender", "type.format", "rows", "variant", "ns/op", "keys/s", "bytes/entry"]
+        head = ["contender", "type.format", "rows", "variant", "ns/op", "keys/s", "spread (cv)",
+                "bytes/entry"]
         head += [f"{'time' if kind == 'time' else 'rate'} ratio vs {p}" for p in peers]
         L.append("| " + " | ".join(head) + " |")
         L.append("|" + "---|" * len(head))
@@ -409,10 +436,11 @@ def main():
             tf = r["type"] + (f".{r['format']}" if r["format"] else "")
             if "error" in r:
                 cells = [r["contender"], tf, str(r["rows"]), r["variant"] or "",
-                         "error: " + r["error"], "", ""] + [""] * len(peers)
+                         "error: " + r["error"], "", "", ""] + [""] * len(peers)
             else:
                 cells = [r["contender"], tf, str(r["rows"]), r["variant"] or "",
                          fmt_time(r["time"]), fmt_rate(r.get("rate")),
+                         f"±{r['cv'] * 100:.1f}%" if r.get("cv") is not None else "—",
                          f"{r['bpe']:.2f}" if r.get("bpe") else "—"]
                 for p in peers:
                     x = ratio(results, r, p) if r["contender"].startswith("pbtree") else None

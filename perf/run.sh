@@ -2,24 +2,27 @@
 # perf/run.sh: builds pbtree-bench (Release) if needed, runs the whole suite with JSON output
 # (--benchmark_format=json, --benchmark_out) and rewrites perf/RESULTS.md with perf/report.py.
 #
-# Two passes: (A) every case but the inserts with $PBTREE_BENCH_REPS repetitions (default 2,
-# median aggregate reported: with 2 the mean of both); (B) the insert cases once each (a single
-# iteration of 10^6 inserts). Most of the run is building the fixtures (10^6 and 10^7 rows per
-# key format and peer), not timing loops; 3 repetitions took 12.6 min, 2 keep it under 10 min
-# on 2 shared cores. Each pass's wall time is printed. Pass (C) loads the seed data
+# Two passes: (A) every case but the inserts, (B) the insert cases (10^6 every key format, 10^7
+# bigint.decimal128 on the Firebird layout; wall clock, final commit with fsync timed), both
+# with $PBTREE_BENCH_REPS repetitions (default 3; the report takes the median aggregate and
+# shows the cv as the spread). Most of pass A is building the fixtures (10^6 and 10^7 rows per
+# key format and peer), not timing loops. Pass B's length is set by pbtree's insert rate:
+# 3 × (random + increasing) × 10^7 inserts at today's ~0.1 M/s is ~10 min alone, so at
+# f5369bc's insert speed the whole run exceeds 15 min; PBTREE_BENCH_INSERT_ROWS=1000000
+# drops the 10^7 cases. Each pass's wall time is printed. Pass (C) loads the seed data
 # (data/seed/t_int.csv.zst) with the pbtree CLI in both layouts and passes `pbtree stat --json`
 # to report.py for the seed table (bytes per entry next to Firebird 3's published figures).
 #
 # Environment: PBTREE_BENCH_BUILD (build dir, default <repo>/build-release), PBTREE_BENCH_REPS,
-# PBTREE_BENCH_MIN_TIME (seconds per case, default 0.05), PBTREE_BENCH_LARGE=1 (bulk/insert
+# PBTREE_BENCH_MIN_TIME (seconds per case, default 0.05), PBTREE_BENCH_LARGE=1 (bulk build
 # at 10^7 rows), PBTREE_BENCH_SCAN_ROWS (one scan size instead of 10^6 and 10^7),
-# PBTREE_BENCH_BUILD_ROWS (bulk/insert rows), PBTREE_BENCH_INSERT_ROWS (insert rows only),
+# PBTREE_BENCH_BUILD_ROWS (bulk/insert rows), PBTREE_BENCH_INSERT_ROWS (one insert size, every format),
 # PBTREE_BENCH_DIR (temp files, default /tmp).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 build=${PBTREE_BENCH_BUILD:-$root/build-release}
-reps=${PBTREE_BENCH_REPS:-2}
+reps=${PBTREE_BENCH_REPS:-3}
 min_time=${PBTREE_BENCH_MIN_TIME:-0.05}
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
@@ -33,7 +36,7 @@ rm -f "$out"/*.json
 
 common="--benchmark_min_time=$min_time --benchmark_format=json --benchmark_out_format=json"
 cmd_a="$bin --benchmark_filter=-_insert/ --benchmark_repetitions=$reps --benchmark_report_aggregates_only=true $common --benchmark_out=$out/suite.json"
-cmd_b="$bin --benchmark_filter=_insert/ --benchmark_repetitions=1 $common --benchmark_out=$out/inserts.json"
+cmd_b="$bin --benchmark_filter=_insert/ --benchmark_repetitions=$reps --benchmark_report_aggregates_only=true $common --benchmark_out=$out/inserts.json"
 
 start=$(date +%s)
 echo "run.sh: pass A: $cmd_a" >&2
@@ -71,7 +74,7 @@ for v in PBTREE_BENCH_BUILD PBTREE_BENCH_REPS PBTREE_BENCH_MIN_TIME PBTREE_BENCH
   if [ -n "${!v:-}" ]; then env_note="$env_note$v=${!v} "; fi
 done
 python3 "$here/report.py" --out "$here/RESULTS.md" \
-  --repetitions "pass A: $reps repetitions, median aggregate; pass B (inserts): single run" \
+  --repetitions "$reps repetitions (both passes), median aggregate, spread = cv" \
   --elapsed "$((elapsed / 60)) min $((elapsed % 60)) s" \
   --command "${env_note}perf/run.sh  =>  ${cmd_a#$root/} ; ${cmd_b#$root/}" \
   --seed-command "$seed_cmd" "${seed_args[@]}" \
