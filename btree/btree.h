@@ -79,8 +79,11 @@ class Cursor {
 
   /// True while positioned on an entry inside the range.
   bool valid() const { return valid_; }
-  /// The full normalized key of the current entry (valid until the next move).
-  std::span<const uint8_t> key() const { return key_; }
+  /// The full normalized key of the current entry (valid until the next move). Forward scans
+  /// hand out a view of the key decoded ahead, without a copy per entry.
+  std::span<const uint8_t> key() const {
+    return in_view_ ? std::span<const uint8_t>(view_, view_len_) : std::span<const uint8_t>(key_);
+  }
   /// The 40-bit record number of the current entry.
   uint64_t record_number() const { return recno_; }
   /// Page number and byte offset of the current entry's leaf node (for messages about it).
@@ -111,7 +114,11 @@ class Cursor {
   uint64_t version_ = 0;
   uint32_t offset_ = 0;       // current node
   uint32_t next_offset_ = 0;  // forward: the node after it
-  std::vector<uint8_t> key_;
+  std::vector<uint8_t> key_;  // the current key, unless in_view_
+  // in_view_: the current key is view_[0, view_len_) inside ahead_keys_ (take_ahead).
+  const uint8_t* view_ = nullptr;
+  uint32_t view_len_ = 0;
+  bool in_view_ = false;
   uint64_t hops_ = 0;           // moves right so far (a loop guard)
   int left_link_restarts_ = 0;  // re-seeks because a left sibling did not link back
   uint64_t recno_ = 0;

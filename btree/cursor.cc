@@ -2,6 +2,7 @@
 // through a jump-area cache, bounds and prefix checks, re-seek when a leaf changed
 // (design at the top of btree/btree.h).
 #include "btree/tree_internal.h"
+#include "node/page_directory.h"
 
 #include <cstring>
 #include <thread>
@@ -28,8 +29,16 @@ struct CursorOps {
   // Positions on the node at `offset` of `cur`; key_ holds the previous node's key if
   // `key_known`. Moves right past END_BUCKET.
   // `ahead`: also decode the entries after it for next() (not for single-entry seeks).
+  // Makes key_ the current key (copies a view of ahead_keys_ out of it).
+  static void own_key(Cursor& c) {
+    if (!c.in_view_) return;
+    c.key_.assign(c.view_, c.view_ + c.view_len_);
+    c.in_view_ = false;
+  }
+
   static void land_forward(Cursor& c, ReadLatch& cur, uint32_t offset, bool key_known,
                            bool ahead = true) {
+    own_key(c);
     c.ahead_.clear();
     c.ahead_pos_ = 0;
     c.ahead_stop_ = false;
@@ -152,8 +161,9 @@ struct CursorOps {
       return true;
     }
     const Cursor::Ahead& e = c.ahead_[c.ahead_pos_++];
-    const uint8_t* k = c.ahead_keys_.data() + e.key_offset;
-    c.key_.assign(k, k + e.key_length);
+    c.view_ = c.ahead_keys_.data() + e.key_offset;
+    c.view_len_ = e.key_length;
+    c.in_view_ = true;
     c.recno_ = e.recno;
     c.offset_ = e.offset;
     c.next_offset_ = e.end;
@@ -164,13 +174,14 @@ struct CursorOps {
   static void seek_forward(Cursor& c, std::span<const uint8_t> key, uint64_t recno) {
     const BTree& t = *c.tree_;
     c.page_.reset();
+    c.in_view_ = false;
     PageFind f;
     ReadLatch cur(t.descend(key, recno, f), std::adopt_lock);
     WalkBound bound(t.pool_);
     while (f.beyond_end_bucket) {
       bound.step(cur.data(), cur.ref().page_no(), "the right sibling chain loops back");
       move_right(t, cur);
-      f = find_in_page(cur.data(), t.pool_.page_size(), key, t.def_.descending, recno,
+      f = find_in_frame(cur.ref(), key, t.def_.descending, recno,
                        FindMode::LowerBound);
     }
     land_forward(c, cur, f.offset, false, false);
@@ -258,6 +269,7 @@ struct CursorOps {
   }
 
   static void take_cached(Cursor& c) {
+    c.in_view_ = false;
     const Cursor::Cached& e = c.cache_[--c.cache_pos_];
     c.key_.assign(c.cache_keys_.begin() + e.key_offset,
                   c.cache_keys_.begin() + e.key_offset + e.key_length);
@@ -270,6 +282,7 @@ struct CursorOps {
   static void seek_backward(Cursor& c, std::span<const uint8_t> key, uint64_t recno) {
     const BTree& t = *c.tree_;
     c.page_.reset();
+    c.in_view_ = false;
     for (;;) {
       PageFind f;
       ReadLatch cur(t.descend(key, recno, f), std::adopt_lock);
@@ -277,7 +290,7 @@ struct CursorOps {
       while (f.beyond_end_bucket) {
         bound.step(cur.data(), cur.ref().page_no(), "the right sibling chain loops back");
         move_right(t, cur);
-        f = find_in_page(cur.data(), t.pool_.page_size(), key, t.def_.descending, recno,
+        f = find_in_frame(cur.ref(), key, t.def_.descending, recno,
                          FindMode::LowerBound);
       }
       if (fill_backward(c, cur, f.offset)) return;
@@ -287,6 +300,7 @@ struct CursorOps {
 
   static void seek_first(Cursor& c) {
     c.page_.reset();
+    c.in_view_ = false;
     ReadLatch cur(c.tree_->descend_edge(false), std::adopt_lock);
     c.key_.clear();
     land_forward(c, cur, first_node(cur.data()), true);
@@ -294,6 +308,7 @@ struct CursorOps {
 
   static void seek_last(Cursor& c) {
     c.page_.reset();
+    c.in_view_ = false;
     for (;;) {
       ReadLatch cur(c.tree_->descend_edge(true), std::adopt_lock);
       if (fill_backward(c, cur, kToEnd)) return;
@@ -307,13 +322,14 @@ struct CursorOps {
     const bool desc = c.tree_->def_.descending;
     const ScanRange& r = c.range_;
     bool out = false;
-    if (r.prefix && !starts_with(c.key_, *r.prefix)) out = true;
+    const std::span<const uint8_t> key = c.key();
+    if (r.prefix && !starts_with(key, *r.prefix)) out = true;
     if (!r.backward && r.upper) {
-      int cmp = compare_keys(c.key_, r.upper->key, desc);
+      int cmp = compare_keys(key, r.upper->key, desc);
       out = out || cmp > 0 || (cmp == 0 && !r.upper->inclusive);
     }
     if (r.backward && r.lower) {
-      int cmp = compare_keys(c.key_, r.lower->key, desc);
+      int cmp = compare_keys(key, r.lower->key, desc);
       out = out || cmp < 0 || (cmp == 0 && !r.lower->inclusive);
     }
     if (out) {
@@ -382,6 +398,7 @@ void Cursor::next() {
     if (range_.prefix) CursorOps::check_bounds(*this);  // upper bound: cut in fill_ahead
     return;
   }
+  CursorOps::own_key(*this);
   ReadLatch cur(std::move(page_));
   if (cur.ref().version() != version_) {
     cur.reset();

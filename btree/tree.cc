@@ -4,6 +4,7 @@
 #include "btree/tree_internal.h"
 
 #include "btree/walk_bound.h"
+#include "node/page_directory.h"
 
 #include <cstring>
 #include <thread>
@@ -71,7 +72,6 @@ PageRef BTree::latch_root() const {
 }
 
 PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& found) const {
-  const uint32_t ps = pool_.page_size();
   int restarts = 0;
   for (;;) {
     ReadLatch cur(latch_root(), std::adopt_lock);
@@ -82,10 +82,10 @@ PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& f
       const int level = BtreePage(d).level();
       bound.step(d, cur.ref().page_no(), "the descent loops (right sibling chain or child pointers)");
       if (level == 0) {
-        found = find_in_page(d, ps, key, def_.descending, recno, FindMode::LowerBound);
+        found = find_in_frame(cur.ref(), key, def_.descending, recno, FindMode::LowerBound);
         return cur.release_pin_latched();
       }
-      PageFind f = find_in_page(d, ps, key, def_.descending, recno, FindMode::UpperBound);
+      PageFind f = find_in_frame(cur.ref(), key, def_.descending, recno, FindMode::UpperBound);
       uint32_t next;
       int next_level = level - 1;
       if (f.beyond_end_bucket) {
@@ -204,7 +204,6 @@ std::vector<uint64_t> BTree::find(std::span<const uint8_t> key) const {
 // find_in_page matched), moving right past END_BUCKET with latch coupling.
 void BTree::find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const {
   out.clear();
-  const uint32_t ps = pool_.page_size();
   const size_t ks = key.size();
   PageFind f;
   ReadLatch cur(descend(key, 0, f), std::adopt_lock);
@@ -212,7 +211,7 @@ void BTree::find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const
   while (f.beyond_end_bucket) {
     bound.step(cur.data(), cur.ref().page_no(), "the right sibling chain loops back");
     move_right(pool_, cur);
-    f = find_in_page(cur.data(), ps, key, def_.descending, uint64_t{0}, FindMode::LowerBound);
+    f = find_in_frame(cur.ref(), key, def_.descending, uint64_t{0}, FindMode::LowerBound);
   }
   const uint8_t* d = cur.data();
   IndexNode n = decode_node_fast(d, BtreePage(d).length(), f.offset, true, f.offset_context());

@@ -12,13 +12,12 @@
 #include <pbtree/keys.h>
 #include "node/jump_table.h"
 #include "node/node_internal.h"
+#include "node/page_search_internal.h"
 
 namespace pbtree {
 
-namespace {
+namespace node_detail {
 
-// Compares the key a[0, na) + b[0, nb) with `key` in index order (compare_keys);
-// `common` gets the bytes they share.
 int compare_two_part(const uint8_t* a, uint32_t na, const uint8_t* b, uint32_t nb,
                      std::span<const uint8_t> key, bool descending, uint32_t& common) {
   const size_t ks = key.size();
@@ -44,8 +43,9 @@ int compare_two_part(const uint8_t* a, uint32_t na, const uint8_t* b, uint32_t n
   return descending ? -1 : 1;
 }
 
+}  // namespace node_detail
 
-}  // namespace
+using node_detail::compare_two_part;
 
 PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const uint8_t> key,
                       bool descending, std::optional<uint64_t> recno, FindMode mode) {
@@ -60,7 +60,6 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
     return !recno.has_value() || node_recno <= *recno;
   };
 
-  PageFind result;
   uint32_t pos = first;
   uint32_t matched = 0;
   uint32_t prev = 0;
@@ -163,6 +162,40 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
     }
   }
 
+  node_detail::ScanStart st;
+  st.pos = pos;
+  st.prev = prev;
+  st.have_prev = have_prev;
+  st.ctx = ctx;
+  st.ctx_before_prev = ctx_before_prev;
+  st.have_ctx_before_prev = have_ctx_before_prev;
+  st.matched = matched;
+  return node_detail::scan_nodes(page, limit, leaf, key, descending, recno, mode, st);
+}
+
+namespace node_detail {
+
+PageFind scan_nodes(const uint8_t* page, uint32_t limit, bool leaf, std::span<const uint8_t> key,
+                    bool descending, std::optional<uint64_t> recno, FindMode mode,
+                    const ScanStart& st) {
+  auto below = [&](int c, uint64_t node_recno) {
+    if (c != 0) return c < 0;
+    if (mode == FindMode::LowerBound) return recno.has_value() && node_recno < *recno;
+    return !recno.has_value() || node_recno <= *recno;
+  };
+  auto node_at = [&](uint32_t off, const NodeContext* c) {
+    IndexNode n;
+    if (!try_decode_node(page, limit, off, leaf, n)) n = decode_node(page, limit, off, leaf, c);
+    return n;
+  };
+  PageFind result;
+  uint32_t pos = st.pos;
+  uint32_t prev = st.prev;
+  bool have_prev = st.have_prev;
+  NodeContext ctx = st.ctx;
+  NodeContext ctx_before_prev = st.ctx_before_prev;
+  bool have_ctx_before_prev = st.have_ctx_before_prev;
+  uint32_t matched = st.matched;
   // find_node_start_point: linear scan with the prefix trick.
   for (;;) {
     IndexNode n = node_at(pos, have_prev ? &ctx : nullptr);
@@ -225,5 +258,8 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
     pos = n.end();
   }
 }
+
+
+}  // namespace node_detail
 
 }  // namespace pbtree

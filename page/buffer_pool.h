@@ -32,6 +32,12 @@ namespace pbtree {
 
 class BufferPool;
 
+/// In-memory data a higher layer attaches to a frame (the node layer's page directory,
+/// node/page_directory.h): never written to the file, owned by the frame.
+struct FrameAux {
+  virtual ~FrameAux() = default;
+};
+
 /// One cached page and its bookkeeping. Only BufferPool creates frames.
 struct Frame {
   uint32_t page_no = 0;
@@ -43,6 +49,14 @@ struct Frame {
   std::atomic<uint64_t> version{0};  ///< bumped by every mark_dirty()
   std::shared_mutex latch;           ///< protects the page bytes
   uint8_t* data = nullptr;           ///< page_size bytes inside the pool's arena
+  /// Per-frame in-memory page directory (node/page_directory.h): set once under aux_mutex,
+  /// then read by readers holding the shared latch; it stamps itself with `version`.
+  std::atomic<FrameAux*> aux{nullptr};
+  std::mutex aux_mutex;  ///< one builder of `aux` at a time (readers try_lock, else fall back)
+  Frame() = default;
+  Frame(const Frame&) = delete;
+  Frame& operator=(const Frame&) = delete;
+  ~Frame() { delete aux.load(std::memory_order_acquire); }
 };
 
 /// A pinned page: while it lives, the frame is not evicted. Move-only. Does not latch: callers
@@ -69,6 +83,9 @@ class PageRef {
   uint64_t version() const { return frame_->version.load(std::memory_order_acquire); }
   /// Unpins (no-op if empty).
   void reset();
+  /// The pinned frame and its pool (for per-frame data of higher layers: Frame::aux).
+  Frame& frame() const { return *frame_; }
+  BufferPool& pool() const { return *pool_; }
 
  private:
   friend class BufferPool;
@@ -152,6 +169,17 @@ class BufferPool {
   }
   /// Frames pinned right now (for tests: 0 when no handle is alive).
   size_t pinned_frames() const;
+
+  /// True if page `page_no` is in a frame now (for tests that visit cached pages only).
+  bool is_cached(uint32_t page_no) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return table_.count(page_no) != 0;
+  }
+
+  /// Bytes held by the frames' in-memory page directories (Frame::aux), kept by their owner
+  /// (node/page_directory.cc), and how many directories were built since construction.
+  std::atomic<int64_t> aux_bytes{0};
+  std::atomic<uint64_t> aux_builds{0};
 
  private:
   friend class PageRef;

@@ -3,7 +3,9 @@
 // order, with duplicates and NULLs, unique and non-unique, ascending and descending indexes,
 // and a structural verify() every 10^4 operations. The seed and the operation count are
 // printed; PBTREE_MODEL_OPS (total over all configurations) and PBTREE_MODEL_SEED override
-// the defaults.
+// the defaults. After every insert and remove, every changed page's in-memory directory is
+// brought up to date lazily (a search) and compared with one built from scratch
+// (tests/directory_check.h).
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -15,6 +17,7 @@
 
 #include <pbtree/index_file.h>
 #include "btree_tree_fixture.h"
+#include "directory_check.h"
 
 namespace pbtree {
 namespace {
@@ -175,6 +178,7 @@ class ModelRun {
     } else {
       env_.tree->insert(key, recno);
       model_.insert(Entry{key, recno});
+      dirs_.check_after_change(key);
     }
   }
 
@@ -186,6 +190,7 @@ class ModelRun {
       Entry e = *it;
       env_.tree->remove(e.first, e.second);
       model_.erase(it);
+      dirs_.check_after_change(e.first);
     } else {
       const std::vector<uint8_t>& key = keys_[rng_() % keys_.size()];
       uint64_t recno = random_recno();
@@ -294,6 +299,7 @@ class ModelRun {
  private:
   ModelConfig cfg_;
   TreeEnv env_;
+  testing::DirectoryCheck dirs_{env_.pool, cfg_.descending};
   std::mt19937_64 rng_;
   std::set<Entry, EntryLess> model_;
   std::vector<std::vector<uint8_t>> keys_;
