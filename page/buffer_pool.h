@@ -160,12 +160,12 @@ class BufferPool {
   /// For the directory code: `bytes_delta` bytes of directory memory taken (> 0) or given back
   /// (< 0); `built` counts one directory build. Thread-safe (relaxed counters).
   void note_directory(int64_t bytes_delta, bool built) {
-    directory_bytes_.fetch_add(bytes_delta, std::memory_order_relaxed);
-    if (built) directory_builds_.fetch_add(1, std::memory_order_relaxed);
+    aux_bytes.fetch_add(bytes_delta, std::memory_order_relaxed);
+    if (built) aux_builds.fetch_add(1, std::memory_order_relaxed);
   }
+  /// aux_bytes and aux_builds (node/page_directory.cc keeps them).
   DirectoryStats directory_stats() const {
-    return {directory_bytes_.load(std::memory_order_relaxed),
-            directory_builds_.load(std::memory_order_relaxed)};
+    return {aux_bytes.load(std::memory_order_relaxed), aux_builds.load(std::memory_order_relaxed)};
   }
   /// Frames pinned right now (for tests: 0 when no handle is alive).
   size_t pinned_frames() const;
@@ -173,7 +173,8 @@ class BufferPool {
   /// True if page `page_no` is in a frame now (for tests that visit cached pages only).
   bool is_cached(uint32_t page_no) const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return table_.count(page_no) != 0;
+    const std::atomic<Frame*>* slot = find_slot(page_no);
+    return slot != nullptr && slot->load(std::memory_order_acquire) != nullptr;
   }
 
   /// Bytes held by the frames' in-memory page directories (Frame::aux), kept by their owner
@@ -216,8 +217,6 @@ class BufferPool {
   mutable std::mutex mutex_;
   BufferPoolStats stats_;            // misses, writes, evictions: guarded by mutex_
   std::atomic<uint64_t> hits_{0};    // counted by lock-free pins too
-  std::atomic<int64_t> directory_bytes_{0};
-  std::atomic<uint64_t> directory_builds_{0};
 };
 
 }  // namespace pbtree
