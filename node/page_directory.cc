@@ -20,7 +20,7 @@ namespace {
 // Up to 8 bytes at p, big-endian, zero-padded.
 inline uint64_t load_head(const uint8_t* p, size_t n) {
   uint8_t b[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  std::memcpy(b, p, std::min<size_t>(n, 8));
+  if (n != 0) std::memcpy(b, p, std::min<size_t>(n, 8));  // p may be null when n is 0
   uint64_t v;
   std::memcpy(&v, b, 8);
   return __builtin_bswap64(v);
