@@ -11,22 +11,6 @@
 
 namespace pbtree::tools {
 
-namespace {
-
-uint64_t parse_row_recno(std::string_view text, const CsvReader& reader, size_t column) {
-  uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() ||
-      v > kMaxRecordNumber) {
-    throw InputError(reader.name(), reader.line(),
-                     fmt::format("bad record number '{}' in column {} (want an integer 0..{})",
-                                 text, column, kMaxRecordNumber));
-  }
-  return v;
-}
-
-}  // namespace
-
 uint64_t read_compound_entries(CsvReader& reader, const ColumnSource& source, EntryBatch& batch) {
   const size_t n = source.segments.size();
   if (source.columns.size() != n) {
@@ -75,7 +59,7 @@ uint64_t read_compound_entries(CsvReader& reader, const ColumnSource& source, En
     }
     uint64_t recno;
     if (source.recno_column != 0) {
-      recno = parse_row_recno(reader.field(source.recno_column - 1), reader, source.recno_column);
+      recno = parse_csv_recno(reader.field(source.recno_column - 1), reader, source.recno_column);
     } else {
       recno = source.recno_of_row ? source.recno_of_row(row) : row;
       if (recno > kMaxRecordNumber) {

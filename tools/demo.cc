@@ -124,6 +124,18 @@ void run_demo(const DemoOptions& options, std::ostream& out, std::ostream& err) 
   auto file = IndexFile::open_or_create(output, options.page_size);
   err << fmt::format("pbtree demo: data {}, file {}, page size {}\n", data.string(), output,
                      file->page_size());
+  // Reads `file` (relative to the data folder) into index `def` and prints the timing line.
+  auto load_one = [&](const IndexDefinition& def, const ColumnSource& source,
+                      const std::string& file_name, Clock::time_point t0) {
+    const std::string input = (data / file_name).string();
+    CsvReader reader(input);
+    EntryBatch batch;
+    const uint64_t rows = read_entries(reader, source, batch);
+    bulk_load_from(*file, def, batch, input);
+    const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    err << fmt::format("pbtree demo: {:<17} {:>8} entries from {} in {:.2f} s\n", def.name,
+                       rows, file_name, secs);
+  };
   for (const DemoIndex& d : kIndexes) {
     const auto t0 = Clock::now();
     IndexDefinition def;
@@ -141,14 +153,7 @@ void run_demo(const DemoOptions& options, std::ostream& out, std::ostream& err) 
     source.column = d.column;
     source.max_rows = options.rows;
     source.recno_of_row = d.seed_recnos ? seed_recno : nullptr;
-    const std::string input = (data / d.file).string();
-    CsvReader reader(input);
-    EntryBatch batch;
-    uint64_t rows = read_entries(reader, source, batch);
-    bulk_load_from(*file, def, batch, input);
-    const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-    err << fmt::format("pbtree demo: {:<17} {:>8} entries from {} in {:.2f} s\n", d.name, rows,
-                       d.file, secs);
+    load_one(def, source, d.file, t0);
   }
   for (const DemoCompound& d : compound_indexes()) {
     const auto t0 = Clock::now();
@@ -167,14 +172,7 @@ void run_demo(const DemoOptions& options, std::ostream& out, std::ostream& err) 
     source.page_size = file->page_size();
     source.header = true;
     source.max_rows = options.rows;
-    const std::string input = (data / d.file).string();
-    CsvReader reader(input);
-    EntryBatch batch;
-    uint64_t rows = read_entries(reader, source, batch);
-    bulk_load_from(*file, def, batch, input);
-    const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-    err << fmt::format("pbtree demo: {:<17} {:>8} entries from {} in {:.2f} s\n", d.name, rows,
-                       d.file, secs);
+    load_one(def, source, d.file, t0);
   }
   out << fmt::format("Demo file: {} (page size {})\n\n", output, file->page_size());
   std::vector<TableRow> rows;

@@ -17,9 +17,7 @@
 
 namespace pbtree::tools {
 
-namespace {
-
-uint64_t parse_recno(std::string_view text, const CsvReader& reader, size_t column) {
+uint64_t parse_csv_recno(std::string_view text, const CsvReader& reader, size_t column) {
   uint64_t v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() ||
@@ -30,8 +28,6 @@ uint64_t parse_recno(std::string_view text, const CsvReader& reader, size_t colu
   }
   return v;
 }
-
-}  // namespace
 
 uint64_t read_entries(CsvReader& reader, const ColumnSource& source, EntryBatch& batch) {
   if (source.segments.size() > 1) return read_compound_entries(reader, source, batch);
@@ -67,7 +63,7 @@ uint64_t read_entries(CsvReader& reader, const ColumnSource& source, EntryBatch&
     }
     uint64_t recno;
     if (source.recno_column != 0) {
-      recno = parse_recno(reader.field(source.recno_column - 1), reader, source.recno_column);
+      recno = parse_csv_recno(reader.field(source.recno_column - 1), reader, source.recno_column);
     } else {
       recno = source.recno_of_row ? source.recno_of_row(row) : row;
       if (recno > kMaxRecordNumber) {

@@ -39,6 +39,11 @@ struct ColumnSource {
 /// or a bad record number (not an integer in 0 .. 2^40 - 1).
 uint64_t read_entries(CsvReader& reader, const ColumnSource& source, EntryBatch& batch);
 
+/// A record-number field of the current record of `reader` (1-based `column`, named in the
+/// error): decimal digits only, 0 .. kMaxRecordNumber. Throws InputError "<file>:<line>: bad
+/// record number 'x' in column 2 (want an integer 0..1099511627775)".
+uint64_t parse_csv_recno(std::string_view text, const CsvReader& reader, size_t column);
+
 /// Bulk-builds `def` in `file` from `batch`, turning DuplicateKeyError into an InputError on
 /// the later of the two input lines ("<input>:<line>: <what> (same key as line <n>)").
 IndexInfo bulk_load_from(IndexFile& file, const IndexDefinition& def, EntryBatch& batch,

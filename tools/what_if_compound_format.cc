@@ -110,16 +110,7 @@ std::string format_compound_what_if_json(const CompoundWhatIfReport& r) {
       if (!w.available) {
         p["reason"] = w.unavailable;
       } else {
-        p["nodes"] = w.nodes;
-        p["depth"] = w.depth;
-        p["leaf_pages"] = w.leaf_pages;
-        p["index_pages"] = w.index_pages;
-        p["total_dup"] = w.total_dup;
-        p["avg_key_length"] = w.avg_key_length;
-        p["compression_ratio"] = w.compression_ratio;
-        p["bytes_per_entry"] = w.bytes_per_entry;
-        p["leaf_bytes_per_entry"] = w.leaf_bytes_per_entry;
-        p["used_bytes_per_entry"] = w.used_bytes_per_entry;
+        add_prediction_figures(p, w);
       }
       predictions.push_back(std::move(p));
     }

@@ -65,6 +65,21 @@ std::string format_what_if_table(const WhatIfReport& r) {
   return out;
 }
 
+void add_prediction_figures(Json& p, const WhatIfRow& w) {
+  p["nodes"] = w.nodes;
+  p["depth"] = w.depth;
+  p["leaf_pages"] = w.leaf_pages;
+  p["index_pages"] = w.index_pages;
+  p["total_dup"] = w.total_dup;
+  p["avg_key_length"] = w.avg_key_length;
+  p["compression_ratio"] = w.compression_ratio;
+  p["avg_prefix_length"] = w.avg_prefix_length;
+  p["avg_data_length"] = w.avg_data_length;
+  p["bytes_per_entry"] = w.bytes_per_entry;
+  p["leaf_bytes_per_entry"] = w.leaf_bytes_per_entry;
+  p["used_bytes_per_entry"] = w.used_bytes_per_entry;
+}
+
 Json what_if_json(const WhatIfReport& r) {
   Json o;
   o["name"] = r.info.def.name;
@@ -86,18 +101,7 @@ Json what_if_json(const WhatIfReport& r) {
       predictions.push_back(std::move(p));
       continue;
     }
-    p["nodes"] = w.nodes;
-    p["depth"] = w.depth;
-    p["leaf_pages"] = w.leaf_pages;
-    p["index_pages"] = w.index_pages;
-    p["total_dup"] = w.total_dup;
-    p["avg_key_length"] = w.avg_key_length;
-    p["compression_ratio"] = w.compression_ratio;
-    p["avg_prefix_length"] = w.avg_prefix_length;
-    p["avg_data_length"] = w.avg_data_length;
-    p["bytes_per_entry"] = w.bytes_per_entry;
-    p["leaf_bytes_per_entry"] = w.leaf_bytes_per_entry;
-    p["used_bytes_per_entry"] = w.used_bytes_per_entry;
+    add_prediction_figures(p, w);
     predictions.push_back(std::move(p));
   }
   o["predictions"] = std::move(predictions);

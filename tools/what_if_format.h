@@ -24,6 +24,10 @@ std::string format_what_if_table(const WhatIfReport& report);
 /// avg_prefix_length, avg_data_length, bytes_per_entry, leaf_bytes_per_entry,
 /// used_bytes_per_entry}. Non-finite doubles are null.
 Json what_if_json(const WhatIfReport& report);
+/// Adds one available prediction's figures to `prediction`: nodes, depth, leaf_pages,
+/// index_pages, total_dup, avg_key_length, compression_ratio, avg_prefix_length,
+/// avg_data_length, bytes_per_entry, leaf_bytes_per_entry, used_bytes_per_entry.
+void add_prediction_figures(Json& prediction, const WhatIfRow& row);
 /// what_if_json() dumped on one line (tools/json_out.h).
 std::string format_what_if_json(const WhatIfReport& report);
 
