@@ -61,28 +61,7 @@ std::string format_compound_what_if_table(const CompoundWhatIfReport& r) {
       cells.push_back(std::move(row));
     }
   }
-  std::vector<size_t> width(head.size());
-  for (size_t c = 0; c < head.size(); ++c) {
-    width[c] = head[c].size();
-    for (const auto& row : cells) {
-      if (c < row.size()) width[c] = std::max(width[c], row[c].size());
-    }
-  }
-  auto line = [&](const std::vector<std::string>& row, const std::string& tail) {
-    std::string s;
-    for (size_t c = 0; c < row.size(); ++c) {
-      if (c > 0) s += "  ";
-      s += c < 3 ? fmt::format("{:<{}}", row[c], width[c]) : fmt::format("{:>{}}", row[c], width[c]);
-    }
-    s += tail;
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    return s + "\n";
-  };
-  out += line(head, "");
-  size_t total = 0;
-  for (size_t w : width) total += w;
-  out += std::string(total + 2 * (width.size() - 1), '-') + "\n";
-  for (size_t i = 0; i < cells.size(); ++i) out += line(cells[i], tails[i]);
+  out += aligned_table(head, cells, tails);
   out += "(* current; predicted for a bulk build into a new file)\n\n";
   return out;
 }

@@ -11,6 +11,34 @@
 
 namespace pbtree::tools {
 
+std::string aligned_table(const std::vector<std::string>& head,
+                          const std::vector<std::vector<std::string>>& cells,
+                          const std::vector<std::string>& tails) {
+  std::vector<size_t> width(head.size());
+  for (size_t c = 0; c < head.size(); ++c) {
+    width[c] = head[c].size();
+    for (const auto& row : cells) {
+      if (c < row.size()) width[c] = std::max(width[c], row[c].size());
+    }
+  }
+  auto line = [&](const std::vector<std::string>& row, const std::string& tail) {
+    std::string s;
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (c > 0) s += "  ";
+      s += c < 3 ? fmt::format("{:<{}}", row[c], width[c]) : fmt::format("{:>{}}", row[c], width[c]);
+    }
+    s += tail;
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s + "\n";
+  };
+  std::string out = line(head, "");
+  size_t total = 0;
+  for (size_t w : width) total += w;
+  out += std::string(total + 2 * (width.size() - 1), '-') + "\n";
+  for (size_t i = 0; i < cells.size(); ++i) out += line(cells[i], tails[i]);
+  return out;
+}
+
 std::string format_what_if_table(const WhatIfReport& r) {
   std::string out =
       fmt::format("What-if for index {} ({}): {}, {} entries, page size {}\n", r.info.def.name,
@@ -35,32 +63,11 @@ std::string format_what_if_table(const WhatIfReport& r) {
     }
     cells.push_back(std::move(row));
   }
-  std::vector<size_t> width(head.size());
-  for (size_t c = 0; c < head.size(); ++c) {
-    width[c] = head[c].size();
-    for (const auto& row : cells) {
-      if (c < row.size()) width[c] = std::max(width[c], row[c].size());
-    }
+  std::vector<std::string> tails;
+  for (const WhatIfRow& w : r.rows) {
+    tails.push_back(w.available ? "" : fmt::format("  ({})", w.unavailable));
   }
-  auto line = [&](const std::vector<std::string>& row, const std::string& tail) {
-    std::string s;
-    for (size_t c = 0; c < row.size(); ++c) {
-      if (c > 0) s += "  ";
-      s +=
-          c < 3 ? fmt::format("{:<{}}", row[c], width[c]) : fmt::format("{:>{}}", row[c], width[c]);
-    }
-    s += tail;
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    return s + "\n";
-  };
-  out += line(head, "");
-  size_t total = 0;
-  for (size_t w : width) total += w;
-  out += std::string(total + 2 * (width.size() - 1), '-') + "\n";
-  for (size_t i = 0; i < cells.size(); ++i) {
-    const WhatIfRow& w = r.rows[i];
-    out += line(cells[i], w.available ? "" : fmt::format("  ({})", w.unavailable));
-  }
+  out += aligned_table(head, cells, tails);
   out += "(* current; predicted for a bulk build into a new file)\n\n";
   return out;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "btree/what_if.h"
 #include "tools/json_out.h"
@@ -17,6 +18,14 @@ namespace pbtree::tools {
 /// "  (* current; predicted for a bulk build into a new file)\n" and an empty line. Figures
 /// as gstat prints them (%.2f); leaves = leaf buckets, pages = all levels.
 std::string format_what_if_table(const WhatIfReport& report);
+
+/// The aligned what-if table body shared by plain and compound indexes: the `head` line, a
+/// rule, then each row of `cells` followed by its `tails` entry; columns as wide as their
+/// widest cell, the first three left-aligned, the rest right-aligned, two spaces between,
+/// trailing spaces cut.
+std::string aligned_table(const std::vector<std::string>& head,
+                          const std::vector<std::vector<std::string>>& cells,
+                          const std::vector<std::string>& tails);
 
 /// One JSON object: name, id, type, key_format, layout, page_size, entries, and
 /// "predictions": an array of {key_format, layout, current, available, then either reason or
