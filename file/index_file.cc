@@ -8,6 +8,7 @@
 // page in use (nothing refers to them yet), syncs, then checkpoints the index root page and
 // header. Pages the living trees free become free pages (type 9) on a persistent chain at
 // the next checkpoint and are allocated again before the file grows (FileAllocator below).
+// The bulk load itself is file/index_bulk_load.cc; the state, file/index_file_impl.h.
 #include <pbtree/index_file.h>
 
 #include <fmt/format.h>
@@ -44,79 +45,9 @@
 #include "page/file_header.h"
 #include "page/page_file.h"
 #include "page/page_copy.h"
+#include "file/index_file_impl.h"
 
 namespace pbtree {
-
-namespace {
-
-
-}  // namespace
-
-
-struct IndexFile::Impl {
-  PageFile file;
-  bool writable = false;
-  FileHeader header;
-  std::vector<IndexSlot> slots;
-  // The living B-trees (tree()): pool and allocator created on first use.
-  size_t cache_frames = 0;
-  std::unique_ptr<BufferPool> pool;
-  std::unique_ptr<FileAllocator> allocator;
-  std::map<std::string, std::unique_ptr<BTree>> trees;
-  bool dirty = false;    // roots or page count changed since the last flush
-  CheckpointStats last;  // the last checkpoint's cost (from the header until one runs here)
-
-  // Checkpoint: the log's pages plus a new header (counter + 1, page count, cost counters)
-  // go into the file. `extra_pages` were written straight into the file beforehand (bulk
-  // load) and are counted in the cost. Throws IoError.
-  void checkpoint(FileHeader h, uint32_t extra_pages) {
-    ++h.checkpoint;
-    CheckpointStats done =
-        file.commit(h.checkpoint, h.page_count, [&](const CheckpointStats& st, uint8_t* page) {
-          h.last_pages_written = st.pages_written + extra_pages;
-          h.last_bytes_written = st.bytes_written + uint64_t{extra_pages} * h.page_size;
-          h.last_bytes_synced = st.bytes_synced + uint64_t{extra_pages} * h.page_size;
-          encode_header_page(h, page);
-        });
-    header = h;
-    last = done;
-    last.pages_written = h.last_pages_written;
-    last.bytes_written = h.last_bytes_written;
-    last.bytes_synced = h.last_bytes_synced;
-  }
-
-  // Writes the pool's dirty pages (no sync), so direct file reads see them.
-  void write_back() {
-    if (pool) pool->flush();
-  }
-
-  uint32_t page_size() const { return header.page_size; }
-  // Pages physically present (with the log's). Those past header.page_count are an uncommitted
-  // load's (docs/FORMAT.md 2.7): never adopted, cut off by a writer.
-  uint32_t file_pages() const { return static_cast<uint32_t>(file.file_size() / page_size()); }
-  uint32_t page_bound() const { return std::max(header.page_count, file_pages()); }
-
-  static IndexInfo info(const IndexSlot& s) {
-    IndexInfo i;
-    i.def.name = s.name;
-    i.def.type = s.type;
-    i.def.format = s.format;
-    i.def.unique = s.unique;
-    i.def.descending = s.descending;
-    i.def.layout = s.layout;
-    i.def.auto_format = s.auto_format;
-    i.def.segments = s.segments;
-    i.id = s.id;
-    i.root_page = s.root_page;
-    return i;
-  }
-  const IndexSlot* find(const std::string& name) const {
-    for (const IndexSlot& s : slots) {
-      if (s.root_page != 0 && s.name == name) return &s;
-    }
-    return nullptr;
-  }
-};
 
 IndexFile::IndexFile(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 IndexFile::~IndexFile() {
@@ -261,157 +192,6 @@ void IndexFile::read_page(uint32_t page_no, uint8_t* out, uint8_t expected_type)
   impl_->file.read(page_no, out, expected_type);
 }
 
-IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries) {
-  IndexDefinition def = given;
-  if (def.segments.size() == 1) {  // one segment given as a list: today's single-segment index
-    def.type = def.segments[0].type;
-    def.format = def.segments[0].format;
-    def.segments.clear();
-  }
-  for (IndexSegment& g : def.segments) g.format = resolve_key_format(g.type, g.format);
-  if (def.compound()) {
-    def.type = def.segments[0].type;
-    def.format = def.segments[0].format;
-  }
-  def.format = resolve_key_format(def.type, def.format);
-  Impl& im = *impl_;
-  const std::string& path = im.file.path();
-  const uint32_t ps = im.page_size();
-  // 1. Everything that can be checked before the file is touched.
-  if (!im.writable) throw ReadOnlyError(fmt::format("{}: opened read-only", path));
-  if (!valid_index_name(def.name)) {
-    throw UsageError(
-        fmt::format("bad index name '{}': 1 to 31 characters of A-Z a-z 0-9 _ $", def.name));
-  }
-  if (im.find(def.name)) {
-    throw UsageError(fmt::format("{}: index {} already exists", path, def.name));
-  }
-  if (def.segments.size() > kMaxIndexSegments) {
-    throw UsageError(fmt::format("an index has at most {} segments, not {}", kMaxIndexSegments,
-                                 def.segments.size()));
-  }
-  try {
-    check_key_format(def.type, def.format);
-    for (const IndexSegment& g : def.segments) check_key_format(g.type, g.format);
-  } catch (const KeyError& e) {
-    throw UsageError(e.what());
-  }
-  check_definition_key_limit(def, ps);  // keys/compound.cc; single segment: check_index_key_limit
-  uint32_t slot = 0;
-  while (slot < im.slots.size() && im.slots[slot].root_page != 0) ++slot;
-  if (slot >= max_index_slots(ps)) {
-    throw UsageError(
-        fmt::format("{}: the index root page is full ({} indexes)", path, max_index_slots(ps)));
-  }
-  const size_t max_key = definition_max_key_length(def);
-  {
-    std::vector<IndexSlot> trial = im.slots;
-    if (slot == trial.size()) trial.emplace_back();
-    trial[slot].root_page = 2;
-    trial[slot].segments = def.segments;
-    if (!index_root_fits(trial, ps)) {
-      throw UsageError(fmt::format("{}: the index root page has no room for index {}", path,
-                                   def.name));
-    }
-  }
-  auto& items = entries.items();
-  for (const EntryBatch::Item& it : items) {
-    try {
-      check_key_length(it.length, ps);
-    } catch (const KeyError& e) {
-      throw KeyError(fmt::format("{} (entry {})", e.what(), it.tag));
-    }
-    if (it.length > max_key && !def.compound()) {
-      throw KeyError(fmt::format(
-          "key of {} bytes is longer than any {} key in format {} can be ({} bytes) (entry {})",
-          it.length, def.type.name(), key_format_name(def.format), max_key, it.tag));
-    }
-  }
-  const bool desc = def.descending;
-  sort_entry_batch(entries, desc);  // btree/radix_sort.h (radix)
-  for (size_t i = 1; i < items.size(); ++i) {
-    const auto& a = items[i - 1];
-    const auto& b = items[i];
-    if (compare_keys(entries.key(a), entries.key(b), desc) != 0) continue;
-    if (a.recno == b.recno) {
-      const std::string value = key_value_text(def, entries.key(a));
-      throw DuplicateKeyError(fmt::format("index {}: entry ({}, {}) appears twice (entries {} and {})",
-                                          def.name, value, a.recno, a.tag, b.tag),
-                              def.name, value, a.recno, a.tag, b.tag);
-    }
-    if (def.unique && !key_exempt_from_unique(def, entries.key(a))) {
-      const std::string value = key_value_text(def, entries.key(a));
-      throw DuplicateKeyError(fmt::format("unique index {}: value {} appears twice (entries {} and {})",
-                                          def.name, value, a.tag, b.tag),
-                              def.name, value, a.recno, a.tag, b.tag);
-    }
-  }
-
-  // 2. New pages after the header's page count (the living trees' pages made durable first).
-  // Pages past the count are left by a load that never committed: unreferenced, so they are
-  // overwritten or, on an error here, cut off with the rest (docs/FORMAT.md 2.7).
-  if (im.pool) flush();
-  const uint32_t first = im.header.page_count;
-  bool touched_fixed_pages = false;
-  try {
-    FastLoader::Options opt;
-    opt.page_size = ps;
-    opt.first_page = first;
-    // Firebird's K adds the 1-byte NULL indicator only for a single-segment ascending
-    // index; jump_area_size leaves it out when told "descending", so a compound index asks so.
-    opt.jump_interval = layout_jump_interval(max_key, desc || def.compound(), def.layout);
-    opt.index_id = static_cast<uint8_t>(slot % 256);
-    opt.layout = def.layout;
-    opt.descending = desc;
-    // Straight into the file: no committed page refers to pages beyond the bound yet.
-    FastLoader loader(
-        opt, [&](uint32_t page_no, uint8_t* page) { im.file.write_direct(page_no, page); });
-    for (const auto& it : items) loader.add(entries.key(it), it.recno);
-    uint32_t root = loader.finish();
-    im.file.sync();
-
-    // 3. Commit: index root page, then header.
-    std::vector<IndexSlot> slots = im.slots;
-    if (slot == slots.size()) slots.emplace_back();
-    IndexSlot& s = slots[slot];
-    s.name = def.name;
-    s.type = def.type;
-    s.format = def.format;
-    s.unique = def.unique;
-    s.descending = def.descending;
-    s.layout = def.layout;
-    s.auto_format = def.auto_format;
-    s.segments = def.segments;
-    s.root_page = root;
-    s.id = slot;
-    FileHeader h = im.header;
-    h.page_count = first + loader.pages_allocated();
-    std::vector<uint8_t> page(ps);
-    encode_index_root_page(slots, page.data(), ps);
-    touched_fixed_pages = true;
-    im.file.write(kIndexRootPage, page.data());
-    im.checkpoint(h, loader.pages_allocated());
-    im.slots = std::move(slots);
-    return Impl::info(im.slots[slot]);
-  } catch (...) {
-    // Put the file back as it was (best effort; the original error is what matters). Once
-    // the checkpoint has begun, the log decides (a committed batch is replayed at the next
-    // open, so the new pages must stay); before it, the new pages are cut off again.
-    try {
-      if (!touched_fixed_pages) {
-        // Ignored if it fails: the pages beyond the header's page count are unreferenced, and
-        // the next writer cuts them off.
-        im.file.truncate(first);
-        im.file.sync();
-      } else if (im.file.wal() && !im.file.wal()->failed()) {
-        im.file.wal()->rollback();
-      }
-    } catch (...) {
-    }
-    throw;
-  }
-}
-
 IndexStats IndexFile::analyze(const std::string& name,
                               const std::function<void(uint32_t)>& on_page) const {
   const IndexSlot* s = impl_->find(name);
@@ -430,11 +210,6 @@ IndexStats IndexFile::analyze(const std::string& name,
     if (msg.rfind(path(), 0) == 0) throw;
     throw CorruptError(fmt::format("{}: index {}: {}", path(), name, msg));
   }
-}
-
-IndexInfo IndexFile::create_index(const IndexDefinition& def) {
-  EntryBatch none;
-  return bulk_load(def, none);
 }
 
 void IndexFile::set_cache_frames(size_t frames) {
