@@ -129,7 +129,7 @@ uint64_t BTree::insert_batch(EntryBatch& entries) {
   for (uint32_t p : old_pages) {
     PageRef ref = pool_.pin(p);
     std::unique_lock latch(ref.latch());
-    ref.data()[1] |= kPageReleased;
+    MutableBtreePage(ref.data()).mark_released();
     ref.mark_dirty();
   }
   for (uint32_t p : old_pages) allocator_.release(p);

@@ -31,7 +31,7 @@ class WalkBound {
   /// level than the file has pages)" once the moves exceed the pages in use + 1.
   void step(const uint8_t* page, const char* what) {
     if (++hops_ <= kFreeHops) return;
-    check(hops_, *pool_, get_u32(page + 12), page, what);
+    check(hops_, *pool_, page_number_of(page), page, what);
   }
   /// As step(page, what), naming `page_no` (a page only the pool holds has no page number
   /// stamped yet).
@@ -47,10 +47,10 @@ class WalkBound {
                     const char* what, bool explain = true) {
     if (hops <= kFreeHops) return;
     if (hops > pool.pages_in_use() + 1) {
-      throw CorruptError(fmt::format("page {} ({}): {}{}", page_no, page_type_name(page[0]), what,
+      throw CorruptError(fmt::format("page {} ({}): {}{}", page_no, page_type_name(page_type_of(page)), what,
                                      explain ? " (more moves along a level than the file has pages)"
                                              : ""),
-                         "", page_no, page_type_name(page[0]));
+                         "", page_no, page_type_name(page_type_of(page)));
     }
   }
 

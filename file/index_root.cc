@@ -45,7 +45,7 @@ void encode_index_root_page(const std::vector<IndexSlot>& slots, uint8_t* page,
   }
   std::memset(page, 0, page_size);
   size_t descriptor_end = page_size;
-  page[0] = static_cast<uint8_t>(PageType::IndexRoot);
+  set_page_type(page, PageType::IndexRoot);
   put_u16(page + 16, 0);
   put_u16(page + 18, static_cast<uint16_t>(slots.size()));
   for (size_t i = 0; i < slots.size(); ++i) {
@@ -91,9 +91,9 @@ std::vector<IndexSlot> decode_index_root_page(const uint8_t* page, uint32_t page
   auto bad = [&](const std::string& what) {
     return CorruptError(fmt::format("{}: page {} (index root): {}", path, kIndexRootPage, what));
   };
-  if (page[0] != static_cast<uint8_t>(PageType::IndexRoot)) {
+  if (page_type_of(page) != static_cast<uint8_t>(PageType::IndexRoot)) {
     throw CorruptError(fmt::format("{}: page {}: expected an index root page, found a {} page",
-                                   path, kIndexRootPage, page_type_name(page[0])));
+                                   path, kIndexRootPage, page_type_name(page_type_of(page))));
   }
   uint32_t count = get_u16(page + 18);
   if (count > max_index_slots(page_size)) {

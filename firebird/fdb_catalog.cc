@@ -15,6 +15,9 @@ namespace pbtree::firebird {
 
 namespace {
 
+// Index root page fields (byte table in fdb_catalog.h): irt_count, irt_rpt[] and its slot size.
+constexpr uint32_t kIrtCount = 18, kIrtSlots = 20, kIrtSlotSize = 12;
+
 constexpr uint16_t kName = 31;  // MAX_SQL_IDENTIFIER_LEN in Firebird 3
 FieldDesc name() { return {Dtype::Text, kName}; }
 FieldDesc shrt() { return {Dtype::Short, 2}; }
@@ -210,20 +213,20 @@ std::vector<FdbTable> read_catalog(const FdbFile& file) {
               [](const FdbIndex& a, const FdbIndex& b) { return a.name < b.name; });
     if (t.index_root != 0 && !t.indexes.empty()) {
       file.read_page(t.index_root, FdbPage::IndexRoot, irt.data());
-      const uint32_t count = fdb_u16(irt.data() + 18);
-      if (20 + 12 * count > file.page_size()) {
+      const uint32_t count = fdb_u16(irt.data() + kIrtCount);
+      if (kIrtSlots + kIrtSlotSize * count > file.page_size()) {
         file.fail(t.index_root, FdbPage::IndexRoot, fmt::format("irt_count {} does not fit the page", count));
       }
       for (FdbIndex& ix : t.indexes) {
         if (ix.id >= count) continue;
-        const uint8_t* slot = irt.data() + 20 + 12 * ix.id;
+        const uint8_t* slot = irt.data() + kIrtSlots + kIrtSlotSize * ix.id;
         const uint8_t flags = slot[11];
         ix.root_page = (flags & 4) ? 0 : fdb_u32(slot);
         ix.descending = (flags & 2) != 0;
         ix.unique = (flags & 1) != 0;
         const uint32_t desc = fdb_u16(slot + 8), keys = slot[10];
         if (ix.root_page == 0) continue;
-        if (desc < 20 + 12 * count || desc + 8 * keys > file.page_size()) {
+        if (desc < kIrtSlots + kIrtSlotSize * count || desc + 8 * keys > file.page_size()) {
           file.fail(t.index_root, FdbPage::IndexRoot,
                     fmt::format("index {}: segment descriptors at {} ({} keys) outside the page", ix.id, desc, keys));
         }

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include <pbtree/errors.h>
+#include "page/page_header.h"
 
 namespace pbtree::firebird {
 
@@ -164,13 +165,13 @@ void FdbFile::read_page(uint32_t page_no, FdbPage type, uint8_t* out) const {
     fail(page_no, type, fmt::format("beyond the end of the file ({} pages)", page_count_));
   }
   read_bytes(uint64_t{page_no} * page_size(), out, page_size());
-  if (out[0] != static_cast<uint8_t>(type)) {
+  if (page_type_of(out) != static_cast<uint8_t>(type)) {
     throw CorruptError(fmt::format("{}: page {} ({}): expected a {} page", path_, page_no,
-                                   fdb_page_type_name(out[0]),
+                                   fdb_page_type_name(page_type_of(out)),
                                    fdb_page_type_name(static_cast<uint8_t>(type))));
   }
-  if (fdb_u32(out + 12) != page_no) {
-    fail(page_no, type, fmt::format("page number field says {}", fdb_u32(out + 12)));
+  if (page_number_of(out) != page_no) {
+    fail(page_no, type, fmt::format("page number field says {}", page_number_of(out)));
   }
   if (out[1] & 0x80) fail(page_no, type, "encrypted page");
 }

@@ -17,6 +17,13 @@ constexpr uint16_t kDeleted = 1, kChain = 2, kFragment = 4, kIncomplete = 8, kBl
 constexpr uint32_t kRhdSize = 13, kRhdeSize = 16, kRhdfSize = 22;
 constexpr uint32_t kPointerHeader = 32, kDataHeader = 24;
 
+// The pointer and data page header fields read here, by name (byte table in fdb_records.h).
+uint32_t ppg_next(const uint8_t* page) { return fdb_u32(page + 20); }
+uint16_t ppg_count(const uint8_t* page) { return fdb_u16(page + 24); }
+uint16_t ppg_relation(const uint8_t* page) { return fdb_u16(page + 26); }
+uint16_t dpg_relation(const uint8_t* page) { return fdb_u16(page + 20); }
+uint16_t dpg_count(const uint8_t* page) { return fdb_u16(page + 22); }
+
 uint32_t align(uint32_t v, uint32_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
 
 }  // namespace
@@ -97,12 +104,12 @@ std::vector<uint32_t> pages_relation_pointer_pages(const FdbFile& file) {
   for (uint32_t p = file.header().pages_pointer_page; p != 0;) {
     if (!seen.insert(p).second) file.fail(p, FdbPage::Pointer, "pointer page chain loops");
     file.read_page(p, FdbPage::Pointer, page.data());
-    if (fdb_u16(page.data() + 26) != 0) {
+    if (ppg_relation(page.data()) != 0) {
       file.fail(p, FdbPage::Pointer, fmt::format("relation {} where RDB$PAGES (0) was expected",
-                                                 fdb_u16(page.data() + 26)));
+                                                 ppg_relation(page.data())));
     }
     out.push_back(p);
-    p = fdb_u32(page.data() + 20);
+    p = ppg_next(page.data());
   }
   return out;
 }
@@ -122,7 +129,7 @@ void scan_relation(const FdbFile& file, uint16_t relation_id,
     std::span<const uint8_t> data;
   };
   auto line_at = [&](const std::vector<uint8_t>& buf, uint32_t page, uint32_t line) -> std::optional<Line> {
-    const uint32_t count = fdb_u16(buf.data() + 22);
+    const uint32_t count = dpg_count(buf.data());
     if (kDataHeader + 4 * count > ps) {
       file.fail(page, FdbPage::Data, fmt::format("dpg_count {} does not fit the page", count));
     }
@@ -152,11 +159,11 @@ void scan_relation(const FdbFile& file, uint16_t relation_id,
 
   for (uint32_t pp : pointer_pages) {
     file.read_page(pp, FdbPage::Pointer, ppg.data());
-    if (fdb_u16(ppg.data() + 26) != relation_id) {
+    if (ppg_relation(ppg.data()) != relation_id) {
       file.fail(pp, FdbPage::Pointer, fmt::format("relation {} where {} was expected",
-                                                  fdb_u16(ppg.data() + 26), relation_id));
+                                                  ppg_relation(ppg.data()), relation_id));
     }
-    const uint32_t count = fdb_u16(ppg.data() + 24);
+    const uint32_t count = ppg_count(ppg.data());
     if (kPointerHeader + 4 * count > ps) {
       file.fail(pp, FdbPage::Pointer, fmt::format("ppg_count {} does not fit the page", count));
     }
@@ -164,11 +171,11 @@ void scan_relation(const FdbFile& file, uint16_t relation_id,
       const uint32_t dp = fdb_u32(ppg.data() + kPointerHeader + 4 * slot);
       if (dp == 0) continue;
       file.read_page(dp, FdbPage::Data, dpg.data());
-      if (fdb_u16(dpg.data() + 20) != relation_id) {
+      if (dpg_relation(dpg.data()) != relation_id) {
         file.fail(dp, FdbPage::Data, fmt::format("relation {} where {} was expected",
-                                                 fdb_u16(dpg.data() + 20), relation_id));
+                                                 dpg_relation(dpg.data()), relation_id));
       }
-      const uint32_t lines = fdb_u16(dpg.data() + 22);
+      const uint32_t lines = dpg_count(dpg.data());
       for (uint32_t line = 0; line < lines; ++line) {
         std::optional<Line> l = line_at(dpg, dp, line);
         if (!l) continue;

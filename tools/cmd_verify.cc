@@ -216,12 +216,13 @@ void run_verify(const VerifyArgs& a, std::ostream& out, std::ostream& err) {
       }
       // Free pages: type 9, or b-tree pages the tree released (btr_released) and nothing
       // reused yet.
-      if (buf[0] == static_cast<uint8_t>(PageType::Free) ||
-          (buf[0] == static_cast<uint8_t>(PageType::Btree) && BtreePage(buf.data()).released())) {
+      const uint8_t type = page_type_of(buf.data());
+      if (type == static_cast<uint8_t>(PageType::Free) ||
+          (type == static_cast<uint8_t>(PageType::Btree) && BtreePage(buf.data()).released())) {
         ++free_pages;
       } else {
         violations.push_back(fmt::format("page {} ({}): not reachable from any index and not free",
-                                         p, page_type_name(buf[0])));
+                                         p, page_type_name(type)));
       }
     }
     progress.set(page_count);

@@ -49,8 +49,9 @@ void check_leaf_keys(const std::string& db, const IndexInfo& info, const uint8_t
                      uint32_t page_size, std::vector<std::string>& violations) {
   (void)page_size;
   const IndexDefinition& def = info.def;
-  const uint16_t length = get_u16(page + 30);
-  uint32_t pos = kBtreeHeaderSize + get_u16(page + 36);
+  const BtreePage view(page);
+  const uint16_t length = view.length();
+  uint32_t pos = view.first_node();
   std::vector<uint8_t> key;
   std::string storage;
   KeyBuffer rebuilt;
@@ -85,7 +86,7 @@ void check_leaf_keys(const std::string& db, const IndexInfo& info, const uint8_t
       }
       if (!problem.empty()) {
         violations.push_back(fmt::format("{}: index {}: page {}, node at offset {}: {}", db,
-                                         def.name, get_u32(page + 12), pos, problem));
+                                         def.name, page_number_of(page), pos, problem));
       }
       pos = n.end();
     }
