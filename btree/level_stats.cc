@@ -1,5 +1,5 @@
 // analyze_tree_shape / format_tree_shape: per-level pages, fill, node length, unused bytes;
-// leaf fragmentation and NULL entries.
+// leaf fragmentation and NULL entries, on the one TreeWalk (btree/tree_walk.h).
 #include "btree/level_stats.h"
 
 #include <fmt/format.h>
@@ -8,77 +8,65 @@
 
 #include "node/btree_page.h"
 #include "node/node.h"
+#include "btree/tree_walk.h"
 
 namespace pbtree {
-
-namespace {
-
-[[noreturn]] void corrupt(uint32_t page_no, const std::string& what) {
-  throw CorruptError(fmt::format("page {} (b-tree): {}", page_no, what));
-}
-
-}  // namespace
 
 TreeShape analyze_tree_shape(const BtreePageReader& read, uint32_t root_page, uint32_t page_size,
                              uint32_t page_count, bool descending) {
   TreeShape shape;
-  std::vector<uint8_t> page(page_size);
-  std::vector<bool> visited(page_count, false);
-  uint32_t leftmost = root_page;
-  int expected = -1;
-  while (leftmost != 0) {
-    LevelStats ls;
-    double fill = 0, node_bytes = 0;
-    uint32_t next_leftmost = 0, prev_leaf = 0;
-    for (uint32_t p = leftmost; p != 0;) {
-      if (p < 2 || p >= page_count) corrupt(p, fmt::format("page number outside [2, {})", page_count));
-      if (visited[p]) corrupt(p, "reached twice (sibling or child loop)");
-      visited[p] = true;
-      read(p, page.data());
-      const BtreeHeader h = check_btree_header(page.data(), page_size);
-      if (expected < 0) expected = h.level;
-      if (h.level != expected) corrupt(p, fmt::format("level {} where {} was expected", h.level, expected));
-      const bool leaf = h.level == 0;
-      const uint32_t hdr = kBtreeHeaderSize + h.jump_size;
-      ++ls.pages;
-      fill += static_cast<double>(h.length - hdr) / (page_size - hdr);
-      ls.unused_bytes += page_size - h.length;
-      if (leaf) {
-        if (prev_leaf != 0 && p < prev_leaf) ++shape.leaves_out_of_order;
-        prev_leaf = p;
-      }
-      uint32_t pos = hdr;
-      uint32_t key_length = 0;
-      bool key_is_ff = false;
-      NodeContext ctx;
-      bool first = true;
-      for (;;) {
-        IndexNode n = decode_node(page.data(), h.length, pos, leaf, first ? nullptr : &ctx);
-        ctx = context_after(n);
-        if (n.is_marker()) break;
-        if (first && !leaf) next_leftmost = p == leftmost ? n.page_number : next_leftmost;
-        if (n.prefix > key_length) corrupt(p, fmt::format("node at offset {}: prefix beyond the previous key", n.offset));
-        const uint32_t full = n.prefix + n.length;
-        if (n.length > 0) key_is_ff = full == 1 && n.data[n.length - 1] == 0xFF;
-        else if (full != key_length) key_is_ff = false;
-        if (leaf && (descending ? (full == 1 && key_is_ff) : full == 0)) ++shape.null_entries;
-        key_length = full;
-        ++ls.nodes;
-        node_bytes += n.size;
-        pos = n.end();
-        first = false;
-      }
-      p = h.sibling;
-    }
-    ls.level = static_cast<uint32_t>(expected);
+  LevelStats ls;
+  double fill = 0, node_bytes = 0;
+  uint32_t prev_leaf = 0;
+  auto close_level = [&] {
     ls.avg_fill = ls.pages ? fill / ls.pages : 0;
     ls.avg_node_length = ls.nodes ? node_bytes / ls.nodes : 0;
     shape.levels.push_back(ls);
-    if (expected == 0) break;
-    if (next_leftmost == 0) corrupt(leftmost, "non-leaf page without nodes");
-    leftmost = next_leftmost;
-    --expected;
-  }
+  };
+  TreeWalk walk(read, root_page, page_size, page_count);
+  bool started = false;
+  walk.run([&](uint32_t p, const uint8_t* page, const BtreeHeader& h) {
+    if (!started || h.level != ls.level) {
+      if (started) close_level();
+      started = true;
+      ls = LevelStats{};
+      ls.level = h.level;
+      fill = 0;
+      node_bytes = 0;
+    }
+    const bool leaf = h.level == 0;
+    const uint32_t hdr = kBtreeHeaderSize + h.jump_size;
+    ++ls.pages;
+    fill += static_cast<double>(h.length - hdr) / (page_size - hdr);
+    ls.unused_bytes += page_size - h.length;
+    if (leaf) {
+      if (prev_leaf != 0 && p < prev_leaf) ++shape.leaves_out_of_order;
+      prev_leaf = p;
+    }
+    uint32_t pos = hdr;
+    uint32_t key_length = 0;
+    bool key_is_ff = false;
+    NodeContext ctx;
+    bool first = true;
+    for (;;) {
+      IndexNode n = decode_node(page, h.length, pos, leaf, first ? nullptr : &ctx);
+      ctx = context_after(n);
+      if (n.is_marker()) break;
+      if (n.prefix > key_length) {
+        corrupt_btree_page(p, fmt::format("node at offset {}: prefix beyond the previous key", n.offset));
+      }
+      const uint32_t full = n.prefix + n.length;
+      if (n.length > 0) key_is_ff = full == 1 && n.data[n.length - 1] == 0xFF;
+      else if (full != key_length) key_is_ff = false;
+      if (leaf && (descending ? (full == 1 && key_is_ff) : full == 0)) ++shape.null_entries;
+      key_length = full;
+      ++ls.nodes;
+      node_bytes += n.size;
+      pos = n.end();
+      first = false;
+    }
+  });
+  if (started) close_level();
   return shape;
 }
 

@@ -31,9 +31,9 @@ struct TreeShape {
                                       ///< segment (empty ascending, FF descending)
 };
 
-/// Walks every level under `root_page` along first nodes and right siblings. `descending`
-/// says which key is NULL. Pages must lie in [2, page_count) and be reached once; throws
-/// CorruptError ("page N (b-tree): ...") otherwise or on a malformed page.
+/// Walks every level under `root_page` along first nodes and right siblings (TreeWalk,
+/// btree/tree_walk.h, and its page checks). `descending` says which key is NULL. Throws
+/// CorruptError ("page N (b-tree): ...") on a page TreeWalk refuses or a malformed page.
 TreeShape analyze_tree_shape(const BtreePageReader& read, uint32_t root_page, uint32_t page_size,
                              uint32_t page_count, bool descending);
 

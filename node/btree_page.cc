@@ -57,6 +57,10 @@ void corrupt_page(const uint8_t* page, const std::string& what) {
   throw CorruptError(page_error(page, what));
 }
 
+void corrupt_btree_page(uint32_t page_no, const std::string& what) {
+  throw CorruptError(fmt::format("page {} (b-tree): {}", page_no, what));
+}
+
 BtreeHeader check_btree_header(const uint8_t* page, uint32_t page_size) {
   if (page[0] != static_cast<uint8_t>(PageType::Btree)) {
     corrupt_page(page, "not a b-tree page");

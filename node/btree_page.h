@@ -144,4 +144,7 @@ std::string page_error(const uint8_t* page, const std::string& what);
 /// Throws CorruptError(page_error(page, what)).
 [[noreturn]] void corrupt_page(const uint8_t* page, const std::string& what);
 
+/// Throws CorruptError("page N (b-tree): <what>"), for a B-tree page known by its number.
+[[noreturn]] void corrupt_btree_page(uint32_t page_no, const std::string& what);
+
 }  // namespace pbtree

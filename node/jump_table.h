@@ -43,6 +43,28 @@ struct JumpEntry {
 /// <= the previous jump key length, entries within jump_size. Throws CorruptError.
 std::vector<JumpEntry> decode_jump_table(const uint8_t* page, uint32_t page_size);
 
+/// The jump-node placement rule of whole-page encoding (encode_page) and of the in-place page
+/// edits that regenerate a jump table (node/leaf_edit.h), Firebird's rule for a page written
+/// whole: walking the page's nodes in order, an entry node (not an END marker) that starts
+/// more than the next multiple of the jump interval into the node area becomes a jump target,
+/// at most 255 per page; each target moves the threshold one interval on. (The bulk loader
+/// follows fast_load's own rule, btree/bulk_build.cc.)
+class JumpPlan {
+ public:
+  explicit JumpPlan(uint32_t interval) : interval_(interval), threshold_(interval) {}
+  /// True if the node `rel` bytes into the node area is a jump target, `count` jump nodes
+  /// having been placed before it. After a target, call next().
+  bool target(uint32_t rel, bool entry, uint32_t count) const {
+    return entry && interval_ != 0 && rel > threshold_ && count < 255;
+  }
+  /// The next jump area.
+  void next() { threshold_ += interval_; }
+
+ private:
+  uint32_t interval_;
+  uint32_t threshold_;
+};
+
 /// Jump interval (jumpAreaSize, bytes) of a single-segment index whose longest key is
 /// `max_key_length` bytes (Firebird BTR_key_length, descending escape byte included):
 /// 512 + 16 * floor(sqrt(K)), K = ROUNDUP(max_key_length + nullInd, 8), nullInd = 1 for

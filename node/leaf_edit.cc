@@ -38,12 +38,13 @@ bool rebuild_jumps(const uint8_t* d, uint32_t page_size, const BtreeHeader& h,
   uint8_t* cur = s.key_a;
   uint8_t* prevj = s.key_b;
   uint32_t cur_len = 0, prevj_len = 0;
-  uint32_t rel = 0, threshold = interval, count = 0, jpos = 0;
+  uint32_t rel = 0, count = 0, jpos = 0;
+  JumpPlan jumps(interval);
   uint32_t rels[255];
   uint32_t fields[255];
   bool fits = true;
   auto visit = [&](uint32_t size, uint32_t prefix, bool entry) {
-    if (entry && interval != 0 && rel > threshold && count < 255) {
+    if (jumps.target(rel, entry, count)) {
       const std::span<const uint8_t> jk(cur, prefix);
       const uint32_t jp =
           static_cast<uint32_t>(common_prefix(std::span<const uint8_t>(prevj, prevj_len), jk));
@@ -57,7 +58,7 @@ bool rebuild_jumps(const uint8_t* d, uint32_t page_size, const BtreeHeader& h,
         std::memcpy(prevj, cur, prefix);
         prevj_len = prefix;
       }
-      threshold += interval;
+      jumps.next();
     }
     rel += size;
   };
@@ -187,7 +188,8 @@ bool rejump_compact_page(const uint8_t* d, uint32_t page_size, const LeafEditScr
   uint8_t* cur = s.key_a;
   uint8_t* prevj = s.key_b;
   uint32_t cur_len = 0, prevj_len = 0;
-  uint32_t rel = 0, threshold = interval, count = 0, jpos = 0;
+  uint32_t rel = 0, count = 0, jpos = 0;
+  JumpPlan jumps(interval);
   uint32_t rels[255];
   uint32_t fields[255];
   NodeContext ctx;
@@ -201,7 +203,7 @@ bool rejump_compact_page(const uint8_t* d, uint32_t page_size, const LeafEditScr
       if (n.length != 0) std::memcpy(cur + n.prefix, n.data, n.length);
       cur_len = n.prefix + n.length;
     }
-    const bool target = entry && interval != 0 && rel > threshold && count < 255;
+    const bool target = jumps.target(rel, entry, count);
     const bool explicit_form = !have_ctx || target || n.is_end_bucket();
     uint32_t size = n.size;
     if (n.is_end_level() || explicit_form == n.absolute) {
@@ -225,7 +227,7 @@ bool rejump_compact_page(const uint8_t* d, uint32_t page_size, const LeafEditScr
       ++count;
       std::memcpy(prevj, cur, n.prefix);
       prevj_len = n.prefix;
-      threshold += interval;
+      jumps.next();
     }
     rel += size;
     ctx = context_after(n);

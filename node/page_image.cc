@@ -91,7 +91,7 @@ uint32_t encode_page(const BtreePageImage& image, uint8_t* page, uint32_t page_s
     uint32_t key_length;  // the node's prefix
   };
   std::vector<Jump> jumps;
-  uint32_t threshold = interval;
+  JumpPlan plan(interval);
   uint32_t prefix_total = 0;
   uint8_t buf[kMaxNodeKeyField + 32];
   std::span<const uint8_t> prev;
@@ -103,7 +103,7 @@ uint32_t encode_page(const BtreePageImage& image, uint8_t* page, uint32_t page_s
     NodeFields f{kind, e.recno, e.page_number, prefix,
                  std::span<const uint8_t>(e.key).subspan(prefix)};
     uint32_t rel = static_cast<uint32_t>(nodes.size());
-    bool target = kind == NodeKind::Entry && interval != 0 && rel > threshold && jumps.size() < 255;
+    bool target = plan.target(rel, kind == NodeKind::Entry, static_cast<uint32_t>(jumps.size()));
     uint32_t n = compact ? encode_compact_node(f, leaf, have_ctx && !target ? &ctx : nullptr, buf)
                          : encode_node(f, leaf, buf);
     if (rel + n + kBtreeHeaderSize > page_size) return false;
@@ -111,7 +111,7 @@ uint32_t encode_page(const BtreePageImage& image, uint8_t* page, uint32_t page_s
     prefix_total += prefix;
     if (target) {
       jumps.push_back(Jump{rel, index, prefix});
-      threshold += interval;
+      plan.next();
     }
     prev = e.key;
     ctx = NodeContext{static_cast<uint32_t>(e.key.size()), e.recno};

@@ -195,7 +195,7 @@ uint64_t append_to_index(const std::string& db_path, const std::string& index,
     if (a.recno != b.recno) return a.recno < b.recno;
     return a.tag < b.tag;
   });
-  const std::vector<uint8_t> null = desc ? std::vector<uint8_t>{0xFF} : std::vector<uint8_t>{};
+  const std::vector<uint8_t> null = null_key(desc);
   auto is_null = [&](std::span<const uint8_t> k) {
     if (def.compound()) return key_exempt_from_unique(def, k);  // any NULL segment
     return k.size() == null.size() && std::equal(k.begin(), k.end(), null.begin());
