@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include <pbtree/search.h>
 #include <pbtree/stats.h>
 #include <pbtree/types.h>
 
@@ -50,21 +51,7 @@ class PageAllocator {
   virtual void release(uint32_t page_no) = 0;
 };
 
-/// A key bound of a scan: normalized key bytes, inclusive or exclusive.
-struct KeyBound {
-  std::vector<uint8_t> key;
-  bool inclusive = true;
-};
-
-/// What a cursor walks. Bounds are in index order (compare_keys with the index's
-/// descending flag): lower <= upper. `prefix` keeps only keys starting with those bytes
-/// (STARTING WITH); it combines with the bounds. `backward` walks from the upper end down.
-struct ScanRange {
-  std::optional<KeyBound> lower;
-  std::optional<KeyBound> upper;
-  std::optional<std::vector<uint8_t>> prefix;
-  bool backward = false;
-};
+// KeyBound and ScanRange, what a cursor walks: <pbtree/search.h>.
 
 class BTree;
 

@@ -14,7 +14,7 @@
 #include "tests/btree_tree_fixture.h"
 #include "tests/cli_tree_test_util.h"
 #include "tools/index_session.h"
-#include "tools/search_key.h"
+#include <pbtree/search.h>
 
 namespace pbtree::tools {
 namespace {

@@ -1,4 +1,4 @@
-// Search-key conversion (tools/search_key.h): other numeric types, out-of-range values,
+// Search-key conversion (<pbtree/search.h>): other numeric types, out-of-range values,
 // directed rounding of bounds, NULL bounds, descending bound swap, STARTING WITH prefixes.
 // Expected keys are checked through key_to_text (the converted value) and hex bytes.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <pbtree/keys.h>
 #include "util/bytes.h"
 #include <pbtree/errors.h>
-#include "tools/search_key.h"
+#include <pbtree/search.h>
 
 namespace pbtree::tools {
 namespace {

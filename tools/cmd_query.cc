@@ -1,5 +1,5 @@
 // `pbtree find` and `pbtree scan`: equality lookups and value-ordered range / prefix scans of
-// one index through the living B-tree, with search values converted by tools/search_key.h.
+// one index through the living B-tree, with search values converted by <pbtree/search.h>.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include "tools/cli_errors.h"
 #include "tools/compound_cli.h"
 #include "tools/index_session.h"
-#include "tools/search_key.h"
+#include <pbtree/search.h>
 #include "tools/json_out.h"
 #include "tools/stat_format.h"
 #include "tools/tree_commands.h"

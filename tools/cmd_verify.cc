@@ -27,7 +27,7 @@
 #include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/page_file.h"
-#include "tools/search_key.h"
+#include <pbtree/search.h>
 #include "tools/tree_commands.h"
 #include "tools/progress.h"
 #include "tools/verify_keys.h"

@@ -13,7 +13,7 @@
 #include "file/compound_search.h"
 #include "tools/csv_reader.h"
 #include "tools/loader.h"
-#include "tools/search_key.h"
+#include <pbtree/search.h>
 
 namespace pbtree::tools {
 
@@ -27,7 +27,7 @@ uint64_t read_compound_entries(CsvReader& reader, const ColumnSource& source, En
 std::optional<std::string> value_token(const std::string& token);
 
 /// The single-segment definition of segment `i` of `def` (its type and format, def's
-/// direction), for search_key.h's conversions.
+/// direction), for <pbtree/search.h>'s conversions.
 IndexDefinition segment_definition(const IndexDefinition& def, size_t i);
 
 /// The full key of an entry: exactly one token per segment (parse_value, strict: as `load`

@@ -1,5 +1,6 @@
-// Search keys for `pbtree find` and `pbtree scan`: turns the text of a search value into
-// normalized keys of an index, following SQL comparison semantics rather than the strict
+// SQL search semantics (public; implemented in keys/search_key.cc): the search keys of
+// `pbtree find` and `pbtree scan`. Turns the text of a search value into normalized keys of an
+// index, following SQL comparison semantics rather than the strict
 // parsing of stored values (firebird-format.md §5 "Lookups with other types"):
 //
 //  * On numeric indexes the text is read as a general number (exact decimal of any size and
@@ -22,16 +23,33 @@
 //    the prefix with its trailing spaces cut.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "btree/btree.h"
-#include <pbtree/index_file.h>
+#include <pbtree/types.h>
 
-namespace pbtree::tools {
+namespace pbtree {
+
+/// A key bound of a scan: normalized key bytes, inclusive or exclusive.
+struct KeyBound {
+  std::vector<uint8_t> key;
+  bool inclusive = true;
+};
+
+/// What a cursor walks. Bounds are in index order (compare_keys with the index's
+/// descending flag): lower <= upper. `prefix` keeps only keys starting with those bytes
+/// (STARTING WITH); it combines with the bounds. `backward` walks from the upper end down.
+struct ScanRange {
+  std::optional<KeyBound> lower;
+  std::optional<KeyBound> upper;
+  std::optional<std::vector<uint8_t>> prefix;
+  bool backward = false;
+};
 
 /// One end of a value range after conversion to the index's type.
 struct ValueBound {
@@ -94,6 +112,4 @@ bool key_in_range(std::span<const uint8_t> key, const ScanRange& range, bool des
 bool compound_leading_equal(std::span<const uint8_t> key, std::span<const uint8_t> search,
                             size_t index_segments, size_t search_segments, bool descending);
 
-
-
-}  // namespace pbtree::tools
+}  // namespace pbtree

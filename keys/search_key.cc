@@ -1,7 +1,7 @@
 // Search-key conversion for find/scan: general-number parsing with Boost.Multiprecision,
 // directed rounding into the column's type, value-order bounds -> index-order ScanRange,
-// and STARTING WITH prefixes on (possibly descending) varchar keys. See search_key.h.
-#include "tools/search_key.h"
+// and STARTING WITH prefixes on (possibly descending) varchar keys. See <pbtree/search.h>.
+#include <pbtree/search.h>
 
 #include <fmt/format.h>
 
@@ -14,8 +14,9 @@
 #include <limits>
 
 #include <pbtree/errors.h>
+#include <pbtree/keys.h>
 
-namespace pbtree::tools {
+namespace pbtree {
 
 namespace {
 
@@ -373,4 +374,4 @@ ScanPlan plan_scan(const IndexDefinition& def, const ScanRequest& req) {
   return plan;
 }
 
-}  // namespace pbtree::tools
+}  // namespace pbtree
