@@ -1,11 +1,14 @@
-// Private helpers of the keys layer shared by keys/key.cc (parsing, limits, decoding) and
-// keys/key_build.cc (the allocation-free key builders): powers of ten, digit counting and
-// decimal rendering of 128-bit integers. Not part of the public API.
+// Private helpers of the keys layer shared by keys/key.cc (parsing, limits), keys/key_build.cc
+// (the allocation-free key builders), keys/key_decode.cc (stored keys to values) and
+// keys/key_text.cc (their printer): powers of ten, digit counting, decimal rendering of
+// 128-bit integers and the decoded form of a stored key. Not part of the public API.
 #pragma once
 
 #include <bit>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include <pbtree/keys.h>
 
@@ -128,5 +131,34 @@ inline bool integral_range(const TypeSpec& t, i128& lo, i128& hi) {
   }
   return false;
 }
+
+}  // namespace pbtree::keys_internal
+
+namespace pbtree::keys_internal {
+
+/// A stored single-segment key decoded and verified (build_key re-encodes it to exactly the
+/// stored bytes), before it becomes a Value (key_to_value) or text (key_to_text).
+struct DecodedKey {
+  enum class Kind : uint8_t { Null, Text, Double, Exact };
+  Kind kind = Kind::Null;
+  std::string_view text;  ///< Text: the value (trailing spaces cut), in the caller's string
+  double dbl = 0;         ///< Double (never NaN)
+  /// Exact: coefficient × 10^-scale; RescaledDouble at most the column's scale,
+  /// Decimal128/Bcd with no trailing fraction zero.
+  i128 coefficient = 0;
+  int scale = 0;
+};
+
+/// Decodes `key` (keys/key_decode.cc); a Text key's bytes go into `text`. Throws KeyError
+/// "corrupt <format> key for <type>: <hex> (<why>)" on bytes no value encodes to.
+DecodedKey decode_stored_key(const TypeSpec& type, KeyFormat format, bool descending,
+                             std::span<const uint8_t> key, std::string& text);
+
+/// The text key_to_text prints for a decoded key of `type` (keys/key_text.cc).
+std::string decoded_key_text(const TypeSpec& type, const DecodedKey& key);
+
+/// The coefficient c with c / 10^scale == d as doubles (|d × 10^scale| < 10^18), if any:
+/// a Double key's exact value at a numeric column's scale.
+bool double_at_scale(double d, int scale, i128& c);
 
 }  // namespace pbtree::keys_internal
