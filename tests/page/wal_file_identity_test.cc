@@ -1,0 +1,176 @@
+// The write-ahead log is tied to its db file by the file id (header page bytes 80..87, log
+// header bytes 24..31; docs/FORMAT.md §2.2, §3.2): a committed log left behind by another
+// file of the same name is never replayed (removed on a writable open, ignored on a read-only
+// one, with a warning on stderr), creating a new file removes a leftover log, and a file's
+// own committed log is still replayed.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "btree/btree.h"
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
+#include "file/index_root.h"
+#include "page/file_header.h"
+#include "page/page_file.h"
+#include "page/wal.h"
+#include "tests/support/cli_test_util.h"
+
+namespace pbtree::tools {
+namespace {
+
+using testing::numbers;
+using testing::read_bytes;
+using testing::run;
+using testing::ScratchDir;
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << bytes;
+}
+
+// The file id in the header page of `path`, as 16 hex digits.
+std::string file_id_hex(const std::string& path) {
+  const std::string b = read_bytes(path);
+  return fmt::format("{:016x}", get_u64(reinterpret_cast<const uint8_t*>(b.data()) + 80));
+}
+
+class PageWalFileIdentity : public ::testing::Test {
+ protected:
+  PageWalFileIdentity()
+      : dir_(std::string("walid-") +
+             ::testing::UnitTest::GetInstance()->current_test_info()->name()),
+        db_(dir_.file("x.pbt")),
+        log_(Wal::log_path(db_)) {}
+
+  void load(const std::string& db, const std::string& index, int rows) {
+    const std::string csv = dir_.write(index + ".csv", numbers(1, rows));
+    auto r = run(
+        {"load", db, "--index", index, "--type", "integer", "--input", csv, "--page-size", "4096"});
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+
+  // Inserts (200000, 1) into index I of db_ and checkpoints; returns the db bytes and the
+  // log bytes as a crash right after the commit point would leave them (the committed batch
+  // only in the log). The file itself is then closed normally (batch applied, log removed).
+  std::pair<std::string, std::string> committed_log() {
+    auto f = IndexFile::open(db_, true);
+    KeyBuffer k;
+    const IndexDefinition def = f->find_index("I")->def;
+    build_key(def.type, def.format, parse_value(def.type, "200000"), false, k);
+    f->tree("I").insert(k.bytes(), 1);
+    f->flush();
+    return {read_bytes(db_), read_bytes(log_)};
+  }
+
+  // Runs the CLI with the process's stderr captured (the log warnings go there).
+  std::pair<testing::CliResult, std::string> run_capturing(
+      std::initializer_list<std::string> args) {
+    ::testing::internal::CaptureStderr();
+    testing::CliResult r = run(args);
+    return {r, ::testing::internal::GetCapturedStderr()};
+  }
+
+  ScratchDir dir_;
+  std::string db_;
+  std::string log_;
+};
+
+TEST_F(PageWalFileIdentity, NewFileGetsANonzeroIdThatItsLogCarries) {
+  load(db_, "I", 10);
+  EXPECT_NE(file_id_hex(db_), "0000000000000000");
+  auto [db_bytes, log_bytes] = committed_log();
+  ASSERT_EQ(log_bytes.size(), kWalHeaderSize + 2 * (24 + 4096) + 40);              // leaf + header
+  EXPECT_EQ(get_u32(reinterpret_cast<const uint8_t*>(log_bytes.data()) + 8), 3u);  // version
+  EXPECT_EQ(
+      fmt::format("{:016x}", get_u64(reinterpret_cast<const uint8_t*>(log_bytes.data()) + 24)),
+      file_id_hex(db_));
+}
+
+TEST_F(PageWalFileIdentity, OwnCommittedLogIsReplayed) {
+  load(db_, "I", 1000);
+  auto [db_bytes, log_bytes] = committed_log();
+  // As a crash right after the commit point leaves them: the batch only in the log.
+  write_bytes(db_, db_bytes);
+  write_bytes(log_, log_bytes);
+  auto [r, err] = run_capturing({"find", db_, "--index", "I", "200000"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "1\n");
+  EXPECT_EQ(err, "");
+  EXPECT_EQ(run({"verify", db_}).code, 0);
+}
+
+TEST_F(PageWalFileIdentity, LeftoverLogIsRemovedWhenANewFileIsCreated) {
+  load(db_, "I", 1000);
+  const std::string log_bytes = committed_log().second;
+  std::filesystem::remove(db_);
+  write_bytes(log_, log_bytes);
+  const std::string csv = dir_.write("small.csv", numbers(1, 10));
+  auto [r, err] = run_capturing(
+      {"load", db_, "--index", "J", "--type", "integer", "--input", csv, "--page-size", "4096"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(err, "pbtree: warning: " + log_ + ": log left without its file: removed\n");
+  EXPECT_FALSE(std::filesystem::exists(log_));
+  auto v = run({"verify", db_});
+  EXPECT_EQ(v.code, 0) << v.out << v.err;
+  EXPECT_EQ(run({"find", db_, "--index", "J", "7"}).out, "6\n");  // record number = 0-based row
+}
+
+TEST_F(PageWalFileIdentity, LeftoverLogOfABiggerFileDoesNotBreakANewLoad) {
+  load(db_, "I", 100000);
+  const std::string log_bytes = committed_log().second;
+  std::filesystem::remove(db_);
+  write_bytes(log_, log_bytes);
+  const std::string csv = dir_.write("small.csv", numbers(1, 10));
+  auto [r, err] = run_capturing(
+      {"load", db_, "--index", "J", "--type", "integer", "--input", csv, "--page-size", "4096"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  auto v = run({"verify", db_});
+  EXPECT_EQ(v.code, 0) << v.out << v.err;
+  EXPECT_EQ(IndexFile::open(db_)->page_count(), 3u);
+}
+
+TEST_F(PageWalFileIdentity, StaleLogIsIgnoredByAReadOnlyOpen) {
+  load(db_, "I", 1000);
+  const std::string other = dir_.file("other.pbt");
+  load(other, "K", 10);
+  const std::string log_bytes = committed_log().second;
+  const std::string old_id = file_id_hex(db_);
+  // Another file now has the name; the log of the old one is still there.
+  const std::string other_bytes = read_bytes(other);
+  write_bytes(db_, other_bytes);
+  write_bytes(log_, log_bytes);
+  auto [r, err] = run_capturing({"find", db_, "--index", "K", "3"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "2\n");
+  EXPECT_EQ(err, "pbtree: warning: " + log_ + ": committed log of another file (file id " + old_id +
+                     ", the file has " + file_id_hex(other) + "): ignored\n");
+  EXPECT_TRUE(read_bytes(db_) == other_bytes);
+  EXPECT_TRUE(read_bytes(log_) == log_bytes);
+}
+
+TEST_F(PageWalFileIdentity, StaleLogIsRemovedByAWritableOpen) {
+  load(db_, "I", 1000);
+  const std::string other = dir_.file("other.pbt");
+  load(other, "K", 10);
+  const std::string log_bytes = committed_log().second;
+  const std::string old_id = file_id_hex(db_);
+  const std::string other_bytes = read_bytes(other);
+  write_bytes(db_, other_bytes);
+  write_bytes(log_, log_bytes);
+  ::testing::internal::CaptureStderr();
+  IndexFile::open(db_, true).reset();
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "pbtree: warning: " + log_ + ": committed log of another file (file id " + old_id +
+                ", the file has " + file_id_hex(other) + "): not replayed, removed\n");
+  EXPECT_FALSE(std::filesystem::exists(log_));
+  EXPECT_TRUE(read_bytes(db_) == other_bytes);
+}
+
+}  // namespace
+}  // namespace pbtree::tools
