@@ -7,8 +7,10 @@
 
 #include <cstring>
 #include <mutex>
+#include <shared_mutex>
 
 #include "btree/tree_internal.h"
+#include "node/page_directory.h"
 
 namespace pbtree {
 
@@ -95,7 +97,7 @@ uint64_t LeafWriter::appends(const BTree& t) {
 }
 
 // The leaf for (key, recno) without a path (no allocation); 0 if a page does not look right.
-static uint32_t descend_leaf(BTree& t, uint32_t ps, std::span<const uint8_t> key,
+static uint32_t descend_leaf(BTree& t, std::span<const uint8_t> key,
                              uint64_t recno, bool descending) {
   uint32_t p = t.root();
   int expect = -1;
@@ -105,7 +107,14 @@ static uint32_t descend_leaf(BTree& t, uint32_t ps, std::span<const uint8_t> key
     if (!live_btree_page(d, expect)) return 0;
     const int level = BtreePage(d).level();
     if (level == 0) return p;
-    PageFind f = find_in_page(d, ps, key, descending, recno, FindMode::UpperBound);
+    // Inner pages change rarely: search them through the frame's directory (built once per
+    // page version, node/page_directory.h); the leaf is searched below with find_in_page,
+    // since each insert changes it and a directory would be rebuilt per insert.
+    PageFind f;
+    {
+      std::shared_lock lock(ref.latch());
+      f = find_in_frame(ref, key, descending, recno, FindMode::UpperBound);
+    }
     if (f.beyond_end_bucket) return 0;
     const bool at_prev = f.prev_offset != 0;
     IndexNode n = decode_node_fast(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset,
@@ -177,7 +186,7 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
   // One descent: a unique index lands on (key, 0), so the node found tells whether the key
   // exists and, if not, is also where (key, recno) goes.
   const uint64_t probe = uniq ? 0 : recno;
-  const uint32_t leaf = descend_leaf(t, ps, key, probe, desc);
+  const uint32_t leaf = descend_leaf(t, key, probe, desc);
   if (leaf == 0) return false;
   PageRef ref = t.pool_.pin(leaf);
   const uint8_t* d = ref.data();
@@ -186,17 +195,28 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
   PageFind f = find_in_page(d, ps, key, desc, probe, FindMode::LowerBound);
   if (f.beyond_end_bucket) return false;
   if (f.prev_offset == 0 && h.left_sibling != 0) return false;  // new first node: separator
-  IndexNode prev;
-  if (f.prev_offset != 0) {
-    prev = node_with_key(d, ps, f.prev_offset, c.prev_key);
-  } else {
-    c.prev_key.clear();
+  // The previous node: when the search passed it, what the new node needs of it (the bytes
+  // it shares with `key`, its key length and record number) is in `f`; else its key is
+  // decoded from the nearest jump node.
+  uint32_t pn = 0;
+  NodeContext pctx;
+  if (f.prev_offset != 0 && f.prev_known) {
+    pn = f.prev_matched;
+    pctx = f.offset_ctx;
+  } else if (f.prev_offset != 0) {
+    const IndexNode prev = node_with_key(d, ps, f.prev_offset, c.prev_key);
+    pn = static_cast<uint32_t>(common_prefix(c.prev_key, key));
+    pctx = NodeContext{static_cast<uint32_t>(c.prev_key.size()), prev.recno};
   }
   const IndexNode x = decode_node_fast(d, h.length, f.offset, true, f.offset_context());
   if (!x.is_end_level()) {
-    if (x.prefix > c.prev_key.size()) return false;
-    c.x_key.assign(c.prev_key.begin(), c.prev_key.begin() + x.prefix);
-    c.x_key.insert(c.x_key.end(), x.data, x.data + x.length);
+    // x shares f.matched >= x.prefix bytes with `key` (the prefix trick), so its full key is
+    // those bytes of `key` and then the rest of its own suffix.
+    if (f.matched < x.prefix || f.matched - x.prefix > x.length || f.matched > key.size()) {
+      return false;
+    }
+    c.x_key.assign(key.begin(), key.begin() + f.matched);
+    c.x_key.insert(c.x_key.end(), x.data + (f.matched - x.prefix), x.data + x.length);
     if (uniq && compare_keys(c.x_key, key, desc) == 0) throw_unique(t.def_, key, x.recno);
     if (!uniq && compare_entry(c.x_key, x.recno, key, recno, desc) == 0) {
       throw_pair(t.def_, key, recno);
@@ -204,9 +224,7 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
   } else {
     c.x_key.clear();
   }
-  const uint32_t pn = static_cast<uint32_t>(common_prefix(c.prev_key, key));
   const NodeFields nf{NodeKind::Entry, recno, 0, pn, key.subspan(pn)};
-  const NodeContext pctx{static_cast<uint32_t>(c.prev_key.size()), prev.recno};
   const uint32_t n_size = encode_node(layout, nf, true, f.prev_offset != 0 ? &pctx : nullptr, nb);
   uint32_t x_size = 1;
   uint32_t px = 0;

@@ -61,8 +61,7 @@ size_t TreeWriter::choose_split(const BtreePageImage& img) {
     }
   }
   for (int tries = 0; tries < 64; ++tries) {
-    auto [l, r] = halves(img, s);
-    bool lf = encode(l) != 0, rf = encode(r) != 0;
+    bool lf = encode_left(img, s, img.header) != 0, rf = encode_right(img, s, img.header) != 0;
     if (lf && rf) return s;
     if (!lf && s > 1) {
       --s;
@@ -112,26 +111,27 @@ void TreeWriter::split(int level, uint32_t page_no, BtreePageImage& img, long in
   // Rightmost-split rule (firebird-format.md §2.9): an insert at the end of the page moves
   // only the new node to the new page if the rest plus its END_BUCKET copy still fits.
   if (inserted >= 0 && static_cast<size_t>(inserted) + 1 == n && n >= 2) {
-    auto [l, r] = halves(img, n - 1);
-    if (encode(l) != 0 && encode(r) != 0) s = n - 1;
+    if (encode_left(img, n - 1, img.header) != 0 && encode_right(img, n - 1, img.header) != 0) {
+      s = n - 1;
+    }
   }
   if (s == 0) s = choose_split(img);
   if (s == 0) {
     throw CorruptError(
         fmt::format("{}: page {}: cannot split {} entries", t.pool_.file().path(), page_no, n));
   }
-  auto [left, right] = halves(img, s);
   const uint32_t new_page = t.allocator_.allocate();
   const uint32_t old_right = img.header.sibling;
-  left.header.sibling = new_page;
-  right.header.left_sibling = page_no;
-  right.header.sibling = old_right;
-  if (encode(right) == 0) throw CorruptError("split: right half does not fit");
+  BtreeHeader lh = img.header, rh = img.header;
+  lh.sibling = new_page;
+  rh.left_sibling = page_no;
+  rh.sibling = old_right;
+  if (encode_right(img, s, rh) == 0) throw CorruptError("split: right half does not fit");
   {
     WriteLatch w(t.pool_.create(new_page));
     std::memcpy(w.data(), buf.data(), ps);
   }
-  if (encode(left) == 0) throw CorruptError("split: left half does not fit");
+  if (encode_left(img, s, lh) == 0) throw CorruptError("split: left half does not fit");
   {
     WriteLatch wl(t.pool_.pin(page_no));
     std::memcpy(wl.data(), buf.data(), ps);
@@ -150,7 +150,10 @@ void TreeWriter::split(int level, uint32_t page_no, BtreePageImage& img, long in
       sep.recno = 0;
     }
   }
-  img = std::move(left);
+  // img becomes the left half (as halves() gives it).
+  img.header = lh;
+  img.end_bucket = img.entries[s];
+  img.entries.resize(s);
   if (page_no == t.root()) {
     new_root(level, page_no, std::move(sep));
     return;

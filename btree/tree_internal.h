@@ -117,6 +117,16 @@ struct TreeWriter {
 
   // Left part [0, s) with END_BUCKET = entries[s]; right part [s, n) with the old END.
   std::pair<BtreePageImage, BtreePageImage> halves(const BtreePageImage& img, size_t s);
+  // The same halves encoded into buf under header `h` without copying entries (btr_length,
+  // or 0 if the half does not fit).
+  uint32_t encode_left(const BtreePageImage& img, size_t s, const BtreeHeader& h) {
+    return encode_page(h, std::span<const PageEntry>(img.entries).first(s), &img.entries[s],
+                       buf.data(), ps);
+  }
+  uint32_t encode_right(const BtreePageImage& img, size_t s, const BtreeHeader& h) {
+    return encode_page(h, std::span<const PageEntry>(img.entries).subspan(s),
+                       img.end_bucket ? &*img.end_bucket : nullptr, buf.data(), ps);
+  }
 
   // Writes `img` to `page_no`, splitting if it does not fit. `inserted` is the index of a
   // just-inserted entry (for the rightmost-split rule) or -1. Returns true if it split.

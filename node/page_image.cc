@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <array>
 #include <cstring>
 #include <stdexcept>
 
@@ -80,37 +81,48 @@ BtreePageImage decode_page(const uint8_t* page, uint32_t page_size) {
 }
 
 uint32_t encode_page(const BtreePageImage& image, uint8_t* page, uint32_t page_size) {
-  const bool leaf = image.leaf();
-  const uint32_t interval = image.header.jump_interval;
-  // Node area first (relative offsets), then the jump table in front of it.
-  std::vector<uint8_t> nodes;
-  nodes.reserve(page_size);
+  return encode_page(image.header, image.entries,
+                     image.end_bucket ? &*image.end_bucket : nullptr, page, page_size);
+}
+
+uint32_t encode_page(const BtreeHeader& header, std::span<const PageEntry> entries,
+                     const PageEntry* end_bucket, uint8_t* page, uint32_t page_size) {
+  const bool leaf = header.level == 0;
+  const uint32_t interval = header.jump_interval;
+  // Node area first (relative offsets, in a per-thread buffer kept between calls), then the
+  // jump table in front of it.
+  thread_local std::vector<uint8_t> node_area;
+  if (node_area.size() < page_size) node_area.resize(page_size);
+  uint8_t* nodes = node_area.data();
+  uint32_t nodes_size = 0;
   struct Jump {
     uint32_t rel;         // node start within the node area
     uint32_t entry;       // index into entries
     uint32_t key_length;  // the node's prefix
   };
-  std::vector<Jump> jumps;
+  std::array<Jump, 255> jumps;
+  size_t jump_count = 0;
   JumpPlan plan(interval);
   uint32_t prefix_total = 0;
   uint8_t buf[kMaxNodeKeyField + 32];
   std::span<const uint8_t> prev;
-  const bool compact = image.header.layout == NodeLayout::Compact;
+  const bool compact = header.layout == NodeLayout::Compact;
   NodeContext ctx;
   bool have_ctx = false;
   auto add = [&](const PageEntry& e, NodeKind kind, uint32_t index) -> bool {
     uint32_t prefix = static_cast<uint32_t>(common_prefix(prev, e.key));
     NodeFields f{kind, e.recno, e.page_number, prefix,
                  std::span<const uint8_t>(e.key).subspan(prefix)};
-    uint32_t rel = static_cast<uint32_t>(nodes.size());
-    bool target = plan.target(rel, kind == NodeKind::Entry, static_cast<uint32_t>(jumps.size()));
+    uint32_t rel = nodes_size;
+    bool target = plan.target(rel, kind == NodeKind::Entry, static_cast<uint32_t>(jump_count));
     uint32_t n = compact ? encode_compact_node(f, leaf, have_ctx && !target ? &ctx : nullptr, buf)
                          : encode_node(f, leaf, buf);
     if (rel + n + kBtreeHeaderSize > page_size) return false;
-    nodes.insert(nodes.end(), buf, buf + n);
+    std::memcpy(nodes + nodes_size, buf, n);
+    nodes_size += n;
     prefix_total += prefix;
     if (target) {
-      jumps.push_back(Jump{rel, index, prefix});
+      jumps[jump_count++] = Jump{rel, index, prefix};
       plan.next();
     }
     prev = e.key;
@@ -118,40 +130,41 @@ uint32_t encode_page(const BtreePageImage& image, uint8_t* page, uint32_t page_s
     have_ctx = true;
     return true;
   };
-  for (uint32_t i = 0; i < image.entries.size(); ++i) {
-    if (!add(image.entries[i], NodeKind::Entry, i)) return 0;
+  for (uint32_t i = 0; i < entries.size(); ++i) {
+    if (!add(entries[i], NodeKind::Entry, i)) return 0;
   }
-  if (image.end_bucket) {
-    if (!add(*image.end_bucket, NodeKind::EndBucket, 0)) return 0;
+  if (end_bucket) {
+    if (!add(*end_bucket, NodeKind::EndBucket, 0)) return 0;
   } else {
-    nodes.push_back(compact ? kCompactEndLevel : static_cast<uint8_t>(NodeFlag::EndLevel) << 5);
+    if (nodes_size + 1 + kBtreeHeaderSize > page_size) return 0;
+    nodes[nodes_size++] = compact ? kCompactEndLevel : static_cast<uint8_t>(NodeFlag::EndLevel) << 5;
   }
   // Jump table.
   uint32_t jump_size = 0;
   std::span<const uint8_t> prev_jump;
-  std::vector<uint32_t> jump_prefix(jumps.size());
-  for (size_t j = 0; j < jumps.size(); ++j) {
-    std::span<const uint8_t> jk(image.entries[jumps[j].entry].key.data(), jumps[j].key_length);
+  std::array<uint32_t, 255> jump_prefix;
+  for (size_t j = 0; j < jump_count; ++j) {
+    std::span<const uint8_t> jk(entries[jumps[j].entry].key.data(), jumps[j].key_length);
     jump_prefix[j] = static_cast<uint32_t>(common_prefix(prev_jump, jk));
     jump_size += jump_node_size(jump_prefix[j], jumps[j].key_length - jump_prefix[j]);
     prev_jump = jk;
   }
-  uint64_t length = uint64_t{kBtreeHeaderSize} + jump_size + nodes.size();
+  uint64_t length = uint64_t{kBtreeHeaderSize} + jump_size + nodes_size;
   if (length > page_size || length > 0xFFFF) return 0;
   std::memset(page, 0, page_size);
   uint32_t first = kBtreeHeaderSize + jump_size;
   uint32_t pos = kBtreeHeaderSize;
-  for (size_t j = 0; j < jumps.size(); ++j) {
-    std::span<const uint8_t> jk(image.entries[jumps[j].entry].key.data(), jumps[j].key_length);
+  for (size_t j = 0; j < jump_count; ++j) {
+    std::span<const uint8_t> jk(entries[jumps[j].entry].key.data(), jumps[j].key_length);
     pos += encode_jump_node(jump_prefix[j], jk.subspan(jump_prefix[j]),
                             static_cast<uint16_t>(first + jumps[j].rel), page + pos);
   }
-  std::memcpy(page + first, nodes.data(), nodes.size());
-  BtreeHeader h = image.header;
+  std::memcpy(page + first, nodes, nodes_size);
+  BtreeHeader h = header;
   h.length = static_cast<uint16_t>(length);
   h.prefix_total = prefix_total;
   h.jump_size = static_cast<uint16_t>(jump_size);
-  h.jump_count = static_cast<uint8_t>(jumps.size());
+  h.jump_count = static_cast<uint8_t>(jump_count);
   write_btree_header(page, h);
   return static_cast<uint32_t>(length);
 }

@@ -40,5 +40,10 @@ BtreePageImage decode_page(const uint8_t* page, uint32_t page_size);
 /// 255). On compact pages each jump target, the first node and END_BUCKET are in explicit form.
 /// Returns btr_length, or 0 if the page would exceed page_size (page then unspecified).
 uint32_t encode_page(const BtreePageImage& image, uint8_t* page, uint32_t page_size);
+/// encode_page of a page given as views: `header`, its `entries` and the END_BUCKET copy
+/// `end_bucket` (null: END_LEVEL). The same bytes as encode_page of the equal image; no heap
+/// allocation once warm (the splits encode halves of one decoded page with it, no copies).
+uint32_t encode_page(const BtreeHeader& header, std::span<const PageEntry> entries,
+                     const PageEntry* end_bucket, uint8_t* page, uint32_t page_size);
 
 }  // namespace pbtree

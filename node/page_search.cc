@@ -196,9 +196,12 @@ PageFind scan_nodes(const uint8_t* page, uint32_t limit, bool leaf, std::span<co
   NodeContext ctx_before_prev = st.ctx_before_prev;
   bool have_ctx_before_prev = st.have_ctx_before_prev;
   uint32_t matched = st.matched;
+  bool passed = false;  // a node was passed: `matched` and `ctx` describe it exactly
   // find_node_start_point: linear scan with the prefix trick.
   for (;;) {
     IndexNode n = node_at(pos, have_prev ? &ctx : nullptr);
+    result.prev_known = passed;
+    result.prev_matched = matched;
     result.offset = n.offset;
     result.prev_offset = have_prev ? prev : 0;
     result.has_offset_ctx = have_prev;
@@ -250,6 +253,7 @@ PageFind scan_nodes(const uint8_t* page, uint32_t limit, bool leaf, std::span<co
       return result;
     }
     matched = new_matched;
+    passed = true;
     ctx_before_prev = ctx;
     have_ctx_before_prev = have_prev;
     prev = n.offset;

@@ -23,6 +23,13 @@ struct PageFind {
   /// the node is a page's first node or a jump target: decode it with no context (nullptr).
   NodeContext offset_ctx, prev_ctx;
   bool has_offset_ctx = false, has_prev_ctx = false;
+  /// The scan decoded the node at `prev_offset` itself (not only a jump key before it): then
+  /// `prev_matched` is exactly the bytes that node's key shares with the search key, and
+  /// `offset_ctx` is that node's key length and record number (both layouts). The writer
+  /// (btree/leaf_writer.cc) encodes an inserted node from these without decoding the
+  /// previous key again.
+  bool prev_known = false;
+  uint32_t prev_matched = 0;
   const NodeContext* offset_context() const { return has_offset_ctx ? &offset_ctx : nullptr; }
   const NodeContext* prev_context() const { return has_prev_ctx ? &prev_ctx : nullptr; }
 };
