@@ -31,6 +31,7 @@
 #include "file/file_create.h"
 #include "btree/stats.h"
 #include "file/entry_sort.h"
+#include "file/sorted_feed.h"
 #include "file/file_allocator.h"
 #include "util/bytes.h"
 #include "node/btree_page.h"
@@ -261,7 +262,12 @@ void IndexFile::read_page(uint32_t page_no, uint8_t* out, uint8_t expected_type)
   impl_->file.read(page_no, out, expected_type);
 }
 
-IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries) {
+namespace {
+
+// bulk_load and bulk_load_sorted: `entries` (sorted and checked here) or, if `sorted` is
+// set, an empty batch and the entries from `sorted` (checked as they stream, file/sorted_feed.h).
+IndexInfo bulk_load_from(IndexFile& self, IndexFile::Impl& im, const IndexDefinition& given,
+                         EntryBatch& entries, SortedEntrySource* sorted) {
   IndexDefinition def = given;
   if (def.segments.size() == 1) {  // one segment given as a list: today's single-segment index
     def.type = def.segments[0].type;
@@ -274,7 +280,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
     def.format = def.segments[0].format;
   }
   def.format = resolve_key_format(def.type, def.format);
-  Impl& im = *impl_;
+  using Impl = IndexFile::Impl;
   const std::string& path = im.file.path();
   const uint32_t ps = im.page_size();
   // 1. Everything that can be checked before the file is touched.
@@ -350,7 +356,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
   // 2. New pages after the header's page count (the living trees' pages made durable first).
   // Pages past the count are left by a load that never committed: unreferenced, so they are
   // overwritten or, on an error here, cut off with the rest (docs/FORMAT.md 2.7).
-  if (im.pool) flush();
+  if (im.pool) self.flush();
   const uint32_t first = im.header.page_count;
   bool touched_fixed_pages = false;
   try {
@@ -367,6 +373,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
     FastLoader loader(
         opt, [&](uint32_t page_no, uint8_t* page) { im.file.write_direct(page_no, page); });
     for (const auto& it : items) loader.add(entries.key(it), it.recno);
+    if (sorted) feed_sorted_entries(def, max_key, ps, *sorted, loader);
     uint32_t root = loader.finish();
     im.file.sync();
 
@@ -410,6 +417,17 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
     }
     throw;
   }
+}
+
+}  // namespace
+
+IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries) {
+  return bulk_load_from(*this, *impl_, given, entries, nullptr);
+}
+
+IndexInfo IndexFile::bulk_load_sorted(const IndexDefinition& given, SortedEntrySource& source) {
+  EntryBatch none;
+  return bulk_load_from(*this, *impl_, given, none, &source);
 }
 
 IndexStats IndexFile::analyze(const std::string& name,

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 
@@ -30,6 +31,8 @@ class Progress {
   Progress& operator=(const Progress&) = delete;
 
   bool enabled() const { return enabled_; }
+  /// True between start() and finish().
+  bool line_open() const { return open_; }
 
   /// Begins a line: `label` (e.g. "stat: index I"), the expected `total` (0: unknown) in
   /// `unit` ("pages", "entries"). Finishes a line still open.
@@ -50,6 +53,14 @@ class Progress {
   }
   /// Redraws with the final count and ends the line (no-op if no line is open).
   void finish();
+  /// The open line gets a new label, count, `total` and `unit` (e.g. the next phase of a
+  /// `load`) and is redrawn at once in place (no new line). No-op if no line is open.
+  void restart(const std::string& label, uint64_t done, uint64_t total, const std::string& unit);
+  /// Text appended to every later draw of the line (e.g. ", 1.2 M rows/s, ETA 5 s"); an empty
+  /// function: none. Called only when a line is drawn.
+  void set_detail(std::function<std::string()> detail) { detail_ = std::move(detail); }
+  /// Count of the open line.
+  uint64_t done() const { return done_; }
 
  private:
   void check();
@@ -62,6 +73,7 @@ class Progress {
   uint64_t total_ = 0, done_ = 0, since_check_ = 0;
   size_t last_width_ = 0;
   std::chrono::steady_clock::time_point last_draw_;
+  std::function<std::string()> detail_;
 };
 
 /// `n` with a comma every three digits ("12,345").
