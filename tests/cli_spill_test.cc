@@ -184,6 +184,38 @@ TEST_F(CliSpill, DescendingUniqueSpilledLoadBuildsTheSamePages) {
   expect_same_pages(dir_.file("a.pbt"), dir_.file("b.pbt"));
 }
 
+// Two segments (integer, varchar(12)) with NULLs, from two columns.
+TEST_F(CliSpill, CompoundSpilledLoadBuildsTheSamePages) {
+  std::string text;
+  for (int i = 0; i < 8000; ++i) {
+    text += (i % 97 == 0 ? std::string() : std::to_string(i * 7919 % 1000)) + ",n" +
+            std::to_string(i % 113) + "\n";
+  }
+  const std::string in = dir_.write("in.csv", text);
+  auto args = [&](const std::string& db) {
+    return std::vector<std::string>{"load", db, "--index", "C", "--type", "integer", "--type",
+                                    "varchar(12)", "--column", "1", "--column", "2",
+                                    "--page-size", "4096", "--input", in};
+  };
+  auto a = run_args(args(dir_.file("a.pbt")));
+  ASSERT_EQ(a.code, 0) << a.err;
+  auto bargs = args(dir_.file("b.pbt"));
+  for (const char* x : {"--memory", "64K", "--temp-dir"}) bargs.push_back(x);
+  bargs.push_back(tmp_);
+  auto b = run_args(bargs);
+  ASSERT_EQ(b.code, 0) << b.err;
+  expect_same_pages(dir_.file("a.pbt"), dir_.file("b.pbt"));
+}
+
+TEST_F(CliSpill, AppendRefusesMemory) {
+  const std::string in = dir_.write("in.csv", "1\n");
+  auto r = run({"load", dir_.file("a.pbt"), "--index", "I", "--append", "--input", in,
+                "--memory", "1G"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err.rfind("--memory applies to building a new index, not --append", 0), 0u)
+      << r.err;
+}
+
 TEST_F(CliSpill, SuccessLeavesNothingInTheTempDir) {
   const std::string in = dir_.write("in.csv", random_bigints(20000, 14));
   auto r = load(dir_.file("a.pbt"), in, {"--memory", "64K", "--temp-dir", tmp_});

@@ -167,7 +167,10 @@ double CsvChunkSource::fraction_read() const {
 }
 
 LoadProgress::LoadProgress(Progress* progress, std::ostream* messages, const std::string& index)
-    : progress_(progress), messages_(messages), index_(index) {
+    : progress_(progress),
+      messages_(messages),
+      index_(index),
+      load_start_(std::chrono::steady_clock::now()) {
   if (progress_) progress_->set_detail([this] { return detail(); });
 }
 
@@ -196,17 +199,21 @@ void LoadProgress::message(const std::string& text) {
 }
 
 std::string LoadProgress::detail() const {
-  const double secs =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - phase_start_).count();
+  const auto now = std::chrono::steady_clock::now();
   const uint64_t done = progress_ ? progress_->done() : 0;
-  const uint64_t moved = done > phase_start_count_ ? done - phase_start_count_ : 0;
+  // Parsing is timed from the load's start (the sorts of full buffers in between included),
+  // so its rate and ETA are those of reading the whole input; other phases from their start.
+  const bool parse = phase_ == "parse";
+  const double secs = std::chrono::duration<double>(now - (parse ? load_start_ : phase_start_)).count();
+  const uint64_t base = parse ? 0 : phase_start_count_;
+  const uint64_t moved = done > base ? done - base : 0;
   if (secs < 0.05 || moved == 0) return "";
   const double rate = static_cast<double>(moved) / secs;
   std::string s = fmt::format(", {} rows/s", short_number(rate));
-  if (phase_ == "parse" && fraction_ > 0) {
+  if (parse && fraction_ > 0) {
     s += fmt::format(", {:.0f}% of input", fraction_ * 100);
     if (fraction_ < 1) s += ", ETA " + duration_text(secs * (1 - fraction_) / fraction_);
-  } else if (total_ > done) {
+  } else if (!parse && total_ > done) {
     s += ", ETA " + duration_text(static_cast<double>(total_ - done) / rate);
   }
   return s;

@@ -108,7 +108,7 @@ class LoadProgress {
   uint64_t phase_start_count_ = 0;
   uint64_t total_ = 0;
   double fraction_ = -1;
-  std::chrono::steady_clock::time_point phase_start_;
+  std::chrono::steady_clock::time_point load_start_, phase_start_;
 };
 
 /// One bounded-memory load of index `def`.

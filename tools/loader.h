@@ -1,6 +1,7 @@
 // Turning CSV input into index entries and index files: the shared core of `pbtree load`
 // and `pbtree demo`. All input is parsed and encoded before the index file is touched, so a
-// bad row leaves the file exactly as it was.
+// bad row leaves the file exactly as it was (duplicates, found while the sorted entries are
+// built, make the build cut its new pages off again: IndexFile::bulk_load_sorted).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,5 @@
-// Progress lines on stderr for long reads (`stat`, `verify`, `--what-if`): one line per item,
+// Progress lines on stderr for long reads and builds (`stat`, `verify`, `--what-if`, `load`,
+// whose phases relabel one line in place, tools/load_pipeline.h): one line per item,
 // redrawn in place with carriage returns at most a few times a second, ended with a newline.
 // Shown when stderr is a terminal or when --progress forces it; otherwise every call is a
 // no-op, so piped or captured stderr stays exactly as it was.
