@@ -139,7 +139,14 @@ void RunFile::read_at(uint64_t offset, uint8_t* data, size_t n) const {
 
 RunFile::Run RunFile::append(const EntryBatch& batch, size_t buffer_bytes) {
   RunWriter w(*this, buffer_bytes);
-  for (const EntryBatch::Item& it : batch.items()) w.add(batch.key(it), it.recno, it.tag);
+  const auto& items = batch.items();
+  // Sorted items point all over the key arena: fetch keys a few items ahead (each read
+  // otherwise waits for memory).
+  constexpr size_t kAhead = 16;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i + kAhead < items.size()) __builtin_prefetch(batch.key(items[i + kAhead]).data());
+    w.add(batch.key(items[i]), items[i].recno, items[i].tag);
+  }
   return w.finish();
 }
 
