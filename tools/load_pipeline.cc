@@ -169,23 +169,42 @@ double CsvChunkSource::fraction_read() const {
 }
 
 LoadProgress::LoadProgress(Progress* progress, std::ostream* messages, const std::string& index)
-    : progress_(progress),
+    : progress_(progress && progress->enabled() ? progress : nullptr),
       messages_(messages),
       index_(index),
       load_start_(std::chrono::steady_clock::now()) {
-  if (progress_) progress_->set_detail([this] { return detail(); });
+  if (!progress_) return;
+  progress_->set_detail([this] { return detail(); });
+  ticker_ = std::thread([this] { tick(); });
 }
 
 LoadProgress::~LoadProgress() {
-  if (progress_) progress_->set_detail({});
+  if (!progress_) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  ticker_.join();
+  progress_->set_detail({});
+}
+
+void LoadProgress::tick() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!wake_.wait_for(lock, std::chrono::milliseconds(Progress::kRedrawMs),
+                         [this] { return stop_; })) {
+    if (progress_->line_open()) progress_->redraw(count_.load(std::memory_order_relaxed));
+  }
 }
 
 void LoadProgress::phase(const std::string& phase, uint64_t done, uint64_t total) {
+  if (!progress_) return;
+  std::lock_guard<std::mutex> lock(mutex_);
   phase_ = phase;
   phase_start_count_ = done;
   total_ = total;
   phase_start_ = std::chrono::steady_clock::now();
-  if (!progress_) return;
+  count_.store(done, std::memory_order_relaxed);
   const std::string label = "load " + index_ + ": " + phase;
   if (progress_->line_open()) {
     progress_->restart(label, done, total, "rows");  // the next phase in place
@@ -195,14 +214,26 @@ void LoadProgress::phase(const std::string& phase, uint64_t done, uint64_t total
   }
 }
 
+void LoadProgress::finish() {
+  if (!progress_) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!progress_->line_open()) return;
+  progress_->set(count_.load(std::memory_order_relaxed));
+  progress_->finish();
+}
+
 void LoadProgress::message(const std::string& text) {
   finish();
-  if (messages_) *messages_ << text << std::flush;
+  if (messages_) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    *messages_ << text << std::flush;
+  }
 }
 
 std::string LoadProgress::detail() const {
   const auto now = std::chrono::steady_clock::now();
-  const uint64_t done = progress_ ? progress_->done() : 0;
+  const uint64_t done = progress_->done();
+  const double fraction = fraction_.load(std::memory_order_relaxed);
   // Parsing is timed from the load's start (the sorts of full buffers in between included),
   // so its rate and ETA are those of reading the whole input; other phases from their start.
   const bool parse = phase_ == "parse";
@@ -212,9 +243,9 @@ std::string LoadProgress::detail() const {
   if (secs < 0.05 || moved == 0) return "";
   const double rate = static_cast<double>(moved) / secs;
   std::string s = fmt::format(", {} rows/s", short_number(rate));
-  if (parse && fraction_ > 0) {
-    s += fmt::format(", {:.0f}% of input", fraction_ * 100);
-    if (fraction_ < 1) s += ", ETA " + duration_text(secs * (1 - fraction_) / fraction_);
+  if (parse && fraction > 0) {
+    s += fmt::format(", {:.0f}% of input", fraction * 100);
+    if (fraction < 1) s += ", ETA " + duration_text(secs * (1 - fraction) / fraction);
   } else if (!parse && total_ > done) {
     s += ", ETA " + duration_text(static_cast<double>(total_ - done) / rate);
   }

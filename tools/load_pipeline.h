@@ -7,13 +7,17 @@
 // line (tools/progress.h) names the phase: parse, sort, merge, sample, build.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <pbtree/index_file.h>
@@ -78,7 +82,9 @@ class CsvChunkSource : public EntryChunkSource {
 class LoadProgress {
  public:
   /// `progress`: the line (nullptr or disabled: none); `messages`: stream of the --progress
-  /// messages or nullptr.
+  /// messages or nullptr. With an enabled line, a thread redraws it every
+  /// Progress::kRedrawMs ms (also while one call, e.g. a buffer's sort, holds the count
+  /// still); every draw, phase change and message is made under one mutex.
   LoadProgress(Progress* progress, std::ostream* messages, const std::string& index);
   ~LoadProgress();
   LoadProgress(const LoadProgress&) = delete;
@@ -86,20 +92,18 @@ class LoadProgress {
   /// Starts phase `phase` ("parse", "sort run 3", ...) with count `done` of `total` (0:
   /// unknown) rows.
   void phase(const std::string& phase, uint64_t done, uint64_t total);
-  void set(uint64_t done) {
-    if (progress_) progress_->set(done);
-  }
+  /// The count of the phase (drawn by the next redraw). Cheap: one relaxed atomic store.
+  void set(uint64_t done) { count_.store(done, std::memory_order_relaxed); }
   /// Fraction of the input read, for the parse phase's ETA (negative: unknown).
-  void set_input_fraction(double f) { fraction_ = f; }
+  void set_input_fraction(double f) { fraction_.store(f, std::memory_order_relaxed); }
   /// Ends the line and prints `text` to the message stream (if any).
   void message(const std::string& text);
-  /// Ends the line.
-  void finish() {
-    if (progress_) progress_->finish();
-  }
+  /// Draws the final count and ends the line.
+  void finish();
 
  private:
   std::string detail() const;
+  void tick();
 
   Progress* progress_;
   std::ostream* messages_;
@@ -107,10 +111,14 @@ class LoadProgress {
   std::string phase_;
   uint64_t phase_start_count_ = 0;
   uint64_t total_ = 0;
-  double fraction_ = -1;
+  std::atomic<uint64_t> count_{0};
+  std::atomic<double> fraction_{-1};
   std::chrono::steady_clock::time_point load_start_, phase_start_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread ticker_;
 };
-
 /// One bounded-memory load of index `def`.
 class BoundedLoad {
  public:

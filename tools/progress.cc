@@ -74,6 +74,13 @@ void Progress::restart(const std::string& label, uint64_t done, uint64_t total,
   draw(false);
 }
 
+void Progress::redraw(uint64_t done) {
+  if (!enabled_ || !open_) return;
+  done_ = done;
+  since_check_ = 0;
+  draw(false);
+}
+
 void Progress::finish() {
   if (!enabled_ || !open_) return;
   draw(false);

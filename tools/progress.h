@@ -60,6 +60,9 @@ class Progress {
   /// Text appended to every later draw of the line (e.g. ", 1.2 M rows/s, ETA 5 s"); an empty
   /// function: none. Called only when a line is drawn.
   void set_detail(std::function<std::string()> detail) { detail_ = std::move(detail); }
+  /// Sets the count to `done` and redraws the open line now (a timer's tick: also when the
+  /// count stands still). No-op if no line is open.
+  void redraw(uint64_t done);
   /// Count of the open line.
   uint64_t done() const { return done_; }
 
