@@ -14,13 +14,19 @@
 #include "btree/radix_sort.h"
 #include "file/entry_sort.h"
 #include "file/index_file_impl.h"
+#include "file/sorted_feed.h"
 #include "node/jump_table.h"
 #include <pbtree/keys.h>
 
 namespace pbtree {
 
 
-IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries) {
+namespace {
+
+// bulk_load and bulk_load_sorted: `entries` (sorted and checked here) or, if `sorted` is
+// set, an empty batch and the entries from `sorted` (checked as they stream, file/sorted_feed.h).
+IndexInfo bulk_load_from(IndexFile& self, IndexFile::Impl& im, const IndexDefinition& given,
+                         EntryBatch& entries, SortedEntrySource* sorted) {
   IndexDefinition def = given;
   if (def.segments.size() == 1) {  // one segment given as a list: today's single-segment index
     def.type = def.segments[0].type;
@@ -33,7 +39,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
     def.format = def.segments[0].format;
   }
   def.format = resolve_key_format(def.type, def.format);
-  Impl& im = *impl_;
+  using Impl = IndexFile::Impl;
   const std::string& path = im.file.path();
   const uint32_t ps = im.page_size();
   // 1. Everything that can be checked before the file is touched.
@@ -109,7 +115,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
   // 2. New pages after the header's page count (the living trees' pages made durable first).
   // Pages past the count are left by a load that never committed: unreferenced, so they are
   // overwritten or, on an error here, cut off with the rest (docs/FORMAT.md 2.7).
-  if (im.pool) flush();
+  if (im.pool) self.flush();
   const uint32_t first = im.header.page_count;
   bool touched_fixed_pages = false;
   try {
@@ -126,6 +132,7 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
     FastLoader loader(
         opt, [&](uint32_t page_no, uint8_t* page) { im.file.write_direct(page_no, page); });
     for (const auto& it : items) loader.add(entries.key(it), it.recno);
+    if (sorted) feed_sorted_entries(def, max_key, ps, *sorted, loader);
     uint32_t root = loader.finish();
     im.file.sync();
 
@@ -169,6 +176,17 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
     }
     throw;
   }
+}
+
+}  // namespace
+
+IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries) {
+  return bulk_load_from(*this, *impl_, given, entries, nullptr);
+}
+
+IndexInfo IndexFile::bulk_load_sorted(const IndexDefinition& given, SortedEntrySource& source) {
+  EntryBatch none;
+  return bulk_load_from(*this, *impl_, given, none, &source);
 }
 
 IndexInfo IndexFile::create_index(const IndexDefinition& def) {

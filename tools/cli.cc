@@ -25,6 +25,7 @@
 #include "tools/cmd_report.h"
 #include "tools/csv_reader.h"
 #include "tools/demo.h"
+#include "tools/load_pipeline.h"
 #include "tools/loader.h"
 #include "tools/stat_format.h"
 #include "tools/tree_commands.h"
@@ -51,6 +52,7 @@ struct LoadArgs {
   bool append = false;
   uint32_t page_size = 0;
   size_t recno_column = 0;
+  std::string memory, temp_dir;  // --memory, --temp-dir (tools/load_pipeline.h)
 };
 
 struct StatArgs {
@@ -170,7 +172,13 @@ void run_load(const LoadArgs& a, std::ostream& err) {
   source.column = a.columns.empty() ? 1 : a.columns[0];
   if (def.compound()) source.columns = a.columns;
   source.recno_column = a.recno_column;
-  load_index_file(a.db, def, a.page_size, a.input, source, a.progress ? &err : nullptr);
+  LoadLimits limits;
+  limits.memory = a.memory.empty() ? default_load_memory() : parse_memory_size(a.memory);
+  limits.temp_dir = a.temp_dir;
+  Progress progress(err, a.progress);
+  limits.progress = &progress;
+  load_index_file(a.db, def, a.page_size, a.input, source, a.progress ? &err : nullptr, nullptr,
+                  limits);
 }
 
 void run_stat(const StatArgs& a, std::ostream& out, std::ostream& err) {
@@ -321,12 +329,26 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   load->add_option("--recno-column", load_args.recno_column,
                    "1-based column of record numbers (default: row ordinal from 0)")
       ->check(column_number_check());
-  load->add_flag("--progress", load_args.progress, "Progress messages on stderr");
+  load->add_flag("--progress", load_args.progress,
+                 "Progress line (phase, rows, rate, ETA) and messages on stderr even when it is "
+                 "not a terminal (the line is shown on a terminal anyway)");
+  load->add_option("--memory", load_args.memory,
+                   "Bytes for the entry buffers, e.g. 256M or 1G (default 256M, at most a "
+                   "quarter of the RAM; least 64K); beyond it sorted runs spill to a temporary "
+                   "file");
+  load->add_option("--temp-dir", load_args.temp_dir,
+                   "Directory of the temporary run file (default: the index file's); the file "
+                   "has no name and vanishes with the process");
   load->add_flag("--append", load_args.append,
                  "Insert into the existing index instead (all-or-nothing, durable at exit)");
   load->callback([&load_args, load] {
     if (!load_args.append && load_args.types.empty()) throw CLI::RequiredError("--type");
     if (!load_args.append) return;
+    for (const char* o : {"--memory", "--temp-dir"}) {
+      if (load->count(o) > 0) {
+        throw CLI::ValidationError(std::string(o) + " applies to building a new index, not --append");
+      }
+    }
     // --append inserts into an index as it was created: options that define a new index
     // would be ignored, so they are refused.
     for (const char* o : {"--key-format", "--unique", "--descending", "--layout", "--page-size"}) {

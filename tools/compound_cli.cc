@@ -11,7 +11,8 @@
 
 namespace pbtree::tools {
 
-uint64_t read_compound_entries(CsvReader& reader, const ColumnSource& source, EntryBatch& batch) {
+uint64_t read_compound_entries(CsvReader& reader, const ColumnSource& source, EntryBatch& batch,
+                               ReadState& state, size_t max_bytes) {
   const size_t n = source.segments.size();
   if (source.columns.size() != n) {
     throw InputError(reader.name(), 0,
@@ -30,11 +31,16 @@ uint64_t read_compound_entries(CsvReader& reader, const ColumnSource& source, En
   }
   KeyBuffer key;
   std::vector<Segment> segs(n);
-  uint64_t row = 0;
-  bool skip_header = source.header;
-  while ((source.max_rows == 0 || row < source.max_rows) && reader.next()) {
-    if (skip_header) {
-      skip_header = false;
+  uint64_t& row = state.rows;
+  const uint64_t first_row = row;
+  size_t key_bytes = batch_key_bytes(batch);
+  while (true) {
+    if ((source.max_rows != 0 && row >= source.max_rows) || !reader.next()) {
+      state.ended = true;
+      break;
+    }
+    if (source.header && !state.header_done) {
+      state.header_done = true;
       continue;
     }
     if (reader.field_count() < need) {
@@ -68,8 +74,12 @@ uint64_t read_compound_entries(CsvReader& reader, const ColumnSource& source, En
     }
     batch.add(key.bytes(), recno, reader.line());
     ++row;
+    key_bytes += key.length;
+    if (max_bytes != 0 && batch_sort_bytes(batch.size() + 1, key_bytes + key.length) > max_bytes) {
+      break;
+    }
   }
-  return row;
+  return row - first_row;
 }
 
 std::optional<std::string> value_token(const std::string& token) {

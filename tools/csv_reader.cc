@@ -191,6 +191,7 @@ bool CsvReader::fill() {
     return false;
   }
   end_ += got;
+  bytes_read_ += got;
   return true;
 }
 

@@ -63,6 +63,8 @@ class CsvReader {
   uint64_t line() const { return record_line_; }
   /// The name given at construction (for messages).
   const std::string& name() const { return name_; }
+  /// Bytes taken from the input so far (decompressed, for .zst), read ahead of the records.
+  uint64_t bytes_read() const { return bytes_read_; }
 
   /// Longest record by default (bytes, quotes and separators included): the buffer never
   /// grows past it.
@@ -104,6 +106,7 @@ class CsvReader {
   std::vector<size_t> field_limits_;  // per column; 0 = none
   std::vector<std::string> field_why_;
   size_t max_record_ = kMaxRecordBytes;
+  uint64_t bytes_read_ = 0;
 };
 
 }  // namespace pbtree::tools

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "file/file_create.h"
+#include "tools/load_pipeline.h"
+#include "tools/progress.h"
 
 namespace pbtree::tools {
 
@@ -30,7 +32,15 @@ uint64_t parse_csv_recno(std::string_view text, const CsvReader& reader, size_t 
 }
 
 uint64_t read_entries(CsvReader& reader, const ColumnSource& source, EntryBatch& batch) {
-  if (source.segments.size() > 1) return read_compound_entries(reader, source, batch);
+  ReadState state;
+  return read_entry_chunk(reader, source, batch, state, 0);
+}
+
+uint64_t read_entry_chunk(CsvReader& reader, const ColumnSource& source, EntryBatch& batch,
+                          ReadState& state, size_t max_bytes) {
+  if (source.segments.size() > 1) {
+    return read_compound_entries(reader, source, batch, state, max_bytes);
+  }
   if (source.column == 0) throw InputError(reader.name(), 0, "columns are numbered from 1");
   // No key reaches page_size / 4 bytes, so a longer field is refused as soon as it is seen
   // (not buffered whole, not echoed whole into the error).
@@ -39,12 +49,17 @@ uint64_t read_entries(CsvReader& reader, const ColumnSource& source, EntryBatch&
   reader.limit_field(source.column - 1, source.page_size / 4, why);
   if (source.recno_column != 0) reader.limit_field(source.recno_column - 1, source.page_size / 4, why);
   KeyBuffer key;
-  uint64_t row = 0;
-  bool skip_header = source.header;
+  uint64_t& row = state.rows;
+  const uint64_t first_row = row;
+  size_t key_bytes = batch_key_bytes(batch);
   const size_t need = std::max(source.column, source.recno_column);
-  while ((source.max_rows == 0 || row < source.max_rows) && reader.next()) {
-    if (skip_header) {
-      skip_header = false;
+  while (true) {
+    if ((source.max_rows != 0 && row >= source.max_rows) || !reader.next()) {
+      state.ended = true;
+      break;
+    }
+    if (source.header && !state.header_done) {
+      state.header_done = true;
       continue;
     }
     if (reader.field_count() < need) {
@@ -73,8 +88,12 @@ uint64_t read_entries(CsvReader& reader, const ColumnSource& source, EntryBatch&
     }
     batch.add(key.bytes(), recno, reader.line());
     ++row;
+    key_bytes += key.length;
+    if (max_bytes != 0 && batch_sort_bytes(batch.size() + 1, key_bytes + key.length) > max_bytes) {
+      break;
+    }
   }
-  return row;
+  return row - first_row;
 }
 
 IndexInfo bulk_load_from(IndexFile& file, const IndexDefinition& def, EntryBatch& batch,
@@ -118,16 +137,38 @@ KeyFormatChoice sample_key_format(const EntryBatch& batch, const IndexDefinition
     const int c = compare_keys(batch.key(items[a]), batch.key(items[b]), desc);
     return c != 0 ? c < 0 : items[a].recno < items[b].recno;
   });
+  // The batch in that order, as a stream.
+  struct InOrder : SortedEntrySource {
+    const EntryBatch& batch;
+    const std::vector<uint32_t>& order;
+    size_t at = 0;
+    InOrder(const EntryBatch& b, const std::vector<uint32_t>& o) : batch(b), order(o) {}
+    bool next(SortedEntry& e) override {
+      if (at == order.size()) return false;
+      const EntryBatch::Item& it = batch.items()[order[at++]];
+      e.key = batch.key(it);
+      e.recno = it.recno;
+      e.tag = it.tag;
+      return true;
+    }
+  } in_order(batch, order);
+  return sample_sorted_key_format(in_order, def, page_size);
+}
+
+KeyFormatChoice sample_sorted_key_format(SortedEntrySource& sorted, const IndexDefinition& def,
+                                         uint32_t page_size,
+                                         const std::function<void(uint64_t)>& on_entry) {
   WhatIfEstimator::Options o;
   o.type = def.type;
   o.source = def.format;
-  o.descending = desc;
+  o.descending = def.descending;
   o.page_size = page_size;
   o.layouts = {def.layout};
   WhatIfEstimator estimator(o);
-  for (size_t i = 0; i < order.size(); i += kAutoSampleEvery) {
-    const auto& item = items[order[i]];
-    estimator.add(batch.key(item), item.recno);
+  SortedEntry e;
+  for (uint64_t i = 0; sorted.next(e); ++i) {
+    if (i % kAutoSampleEvery == 0) estimator.add(e.key, e.recno);
+    if (on_entry) on_entry(i + 1);
   }
   const uint64_t sampled = estimator.entries();
   return choose_key_format(def.type, def.layout, estimator.finish(), sampled);
@@ -135,13 +176,10 @@ KeyFormatChoice sample_key_format(const EntryBatch& batch, const IndexDefinition
 
 IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def_in,
                           uint32_t page_size, const std::string& input, ColumnSource source,
-                          std::ostream* progress, KeyFormatChoice* choice) {
+                          std::ostream* progress, KeyFormatChoice* choice,
+                          const LoadLimits& limits) {
   IndexDefinition def = def_in;
   if (def.auto_format) def.format = default_key_format(def.type);
-  if (def.auto_format && input == "-") {
-    // The sample is taken from a first full read and the input read again (issue 11 item 6).
-    throw UsageError("--key-format auto reads the input twice: not with --input - (standard input)");
-  }
   check_key_format(def.type, def.format);
   std::error_code ec;
   const bool exists = std::filesystem::exists(db_path, ec);
@@ -179,44 +217,54 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
   source.descending = def.descending;
   source.page_size = page_size;
 
-  EntryBatch batch;
-  uint64_t rows;
+  // Read once, in chunks of the memory budget, spilled as sorted runs beyond one
+  // (tools/load_pipeline.h); the file is touched only to build.
+  LoadProgress line(limits.progress, progress, def.name);
+  std::string temp_dir = limits.temp_dir;
+  if (temp_dir.empty()) {
+    temp_dir = std::filesystem::path(db_path).parent_path().string();
+    if (temp_dir.empty()) temp_dir = ".";
+  }
+  BoundedLoad load(def, limits.memory != 0 ? limits.memory : default_load_memory(), temp_dir,
+                   input, line);
   {
     CsvReader reader(input);
-    rows = read_entries(reader, source, batch);
-  }
-  if (progress) *progress << fmt::format("pbtree: read {} rows from {}\n", rows, input);
-  if (def.auto_format) {
-    const KeyFormatChoice c = sample_key_format(batch, def, page_size);
-    if (choice) *choice = c;
-    if (progress) {
-      *progress << fmt::format("pbtree: key format {}\n", describe_choice(def.type, c));
+    uint64_t input_bytes = 0;
+    if (input != "-" && !input.ends_with(".zst")) {
+      std::error_code size_ec;
+      input_bytes = std::filesystem::file_size(input, size_ec);
+      if (size_ec) input_bytes = 0;
     }
+    CsvChunkSource chunks(reader, source, input_bytes);
+    load.read(chunks);
+  }
+  const uint64_t rows = load.rows();
+  line.message(fmt::format("pbtree: read {} rows from {}\n", rows, input));
+  if (def.auto_format) {
+    const KeyFormatChoice c = load.sample(page_size);
+    if (choice) *choice = c;
+    line.message(fmt::format("pbtree: key format {}\n", describe_choice(def.type, c)));
     if (c.format != def.format) {
       def.format = c.format;
       check_index_key_limit(def.type, def.format, def.descending, page_size);
-      source.format = def.format;
-      batch = EntryBatch();
-      CsvReader reader(input);
-      rows = read_entries(reader, source, batch);
+      load.switch_format(def.format);
     }
   }
 
   if (file) {
-    IndexInfo info = bulk_load_from(*file, def, batch, input);
-    if (progress) *progress << fmt::format("pbtree: built index {} ({} entries)\n", def.name, rows);
+    IndexInfo info = load.build(*file);
+    line.message(fmt::format("pbtree: built index {} ({} entries)\n", def.name, rows));
     return info;
   }
   // A new file: built whole under a temporary name and moved into place only then
   // (file/file_create.h), so a failed or killed load leaves no file at db_path.
   IndexInfo info;
-  if (!create_file_with(db_path, page_size,
-                        [&](IndexFile& f) { info = bulk_load_from(f, def, batch, input); })) {
+  if (!create_file_with(db_path, page_size, [&](IndexFile& f) { info = load.build(f); })) {
     throw UsageError(fmt::format(
         "{}: created by another process during this load: left as it is, nothing loaded",
         db_path));
   }
-  if (progress) *progress << fmt::format("pbtree: built index {} ({} entries)\n", def.name, rows);
+  line.message(fmt::format("pbtree: built index {} ({} entries)\n", def.name, rows));
   return info;
 }
 

@@ -1,9 +1,11 @@
 // Turning CSV input into index entries and index files: the shared core of `pbtree load`
 // and `pbtree demo`. All input is parsed and encoded before the index file is touched, so a
-// bad row leaves the file exactly as it was.
+// bad row leaves the file exactly as it was (duplicates, found while the sorted entries are
+// built, make the build cut its new pages off again: IndexFile::bulk_load_sorted).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,34 @@ struct ColumnSource {
   uint64_t (*recno_of_row)(uint64_t row) = nullptr;
 };
 
+/// Where a read in chunks (read_entry_chunk) stands between two calls.
+struct ReadState {
+  uint64_t rows = 0;         ///< data rows read so far: the ordinal of the next row
+  bool header_done = false;  ///< the header record (ColumnSource::header) was skipped
+  bool ended = false;        ///< the input (or ColumnSource::max_rows) is used up
+};
+
+/// Bytes a batch of `entries` entries holding `key_bytes` key bytes needs at the peak of
+/// sort_entry_batch (btree/radix_sort.h): per entry its Item (32 bytes), two 16-byte sort
+/// records and the 32-byte sorted copy of its Item, plus the keys. The unit of --memory.
+constexpr size_t kSortBytesPerEntry = 96;
+inline size_t batch_sort_bytes(size_t entries, size_t key_bytes) {
+  return entries * kSortBytesPerEntry + key_bytes;
+}
+/// Key bytes held by `batch` (its arena is filled in item order).
+inline size_t batch_key_bytes(const EntryBatch& batch) {
+  if (batch.size() == 0) return 0;
+  const EntryBatch::Item& last = batch.items().back();
+  return static_cast<size_t>(last.offset) + last.length;
+}
+
+/// read_entries in chunks: appends entries to `batch` until the input ends (state.ended set)
+/// or one more entry would take batch_sort_bytes() over `max_bytes` (0: no limit; a call
+/// reads at least one entry if any is left). Record numbers and the header rule continue
+/// from `state`. Returns the rows this call read. Errors as read_entries.
+uint64_t read_entry_chunk(CsvReader& reader, const ColumnSource& source, EntryBatch& batch,
+                          ReadState& state, size_t max_bytes);
+
 /// Reads every data record of `reader`: parses the value (an empty unquoted field is NULL),
 /// builds its normalized key, and appends (key, record number, input line as tag) to
 /// `batch`. Returns the number of rows read. Throws InputError "<file>:<line>: <what>" on a
@@ -58,16 +88,37 @@ IndexInfo bulk_load_from(IndexFile& file, const IndexDefinition& def, EntryBatch
 KeyFormatChoice sample_key_format(const EntryBatch& batch, const IndexDefinition& def,
                                   uint32_t page_size);
 
+/// The sample and choice of sample_key_format() over entries that come already in index
+/// order (e.g. sorted runs merged, tools/load_pipeline.h): entries 0, kAutoSampleEvery,
+/// 2 kAutoSampleEvery, ... go to the estimator. `on_entry`, if set, gets the count of entries
+/// read so far after each. Throws KeyError, and what `sorted` throws.
+KeyFormatChoice sample_sorted_key_format(SortedEntrySource& sorted, const IndexDefinition& def,
+                                         uint32_t page_size,
+                                         const std::function<void(uint64_t)>& on_entry = {});
+
+class Progress;
+
+/// Memory, temporary files and progress line of load_index_file (tools/load_pipeline.h).
+struct LoadLimits {
+  size_t memory = 0;             ///< bytes for entry buffers; 0: default_load_memory()
+  std::string temp_dir;          ///< where sorted runs spill; empty: the database's directory
+  Progress* progress = nullptr;  ///< the progress line (phase, rows, rate, ETA); nullptr: none
+};
+
 /// `pbtree load` as a function: opens or creates `db_path` and builds one new index from the
-/// CSV file `input`. page_size 0 means the file's (existing) or kDefaultPageSize (new). With
+/// CSV file `input` ("-": standard input), read once. page_size 0 means the file's (existing)
+/// or kDefaultPageSize (new). Entries are held in buffers of limits.memory bytes
+/// (batch_sort_bytes); beyond one buffer they are sorted and spilled as runs to an unnamed
+/// temporary file in limits.temp_dir and merged into the build (tools/load_pipeline.h). With
 /// def.auto_format, def.format is ignored: the input is read in the type's default format,
-/// sample_key_format() picks the format (written to `*choice` if given), and the input is read
-/// again in that format if it differs; the slot records the auto flag. On any error the file
-/// is left as it was, and a file this call created is removed. Throws InputError,
-/// UsageError, KeyError, IoError, CorruptError. `progress`: optional stream for progress
-/// messages (the auto choice included).
+/// sample_key_format() picks the format on the entries read (written to `*choice` if given),
+/// and the keys are re-encoded into it if it differs; the slot records the auto flag. On any
+/// error the file is left as it was, and a file this call created is removed. Throws
+/// InputError, UsageError, KeyError, IoError, CorruptError. `progress`: optional stream for
+/// progress messages (the auto choice included).
 IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def,
                           uint32_t page_size, const std::string& input, ColumnSource source,
-                          std::ostream* progress, KeyFormatChoice* choice = nullptr);
+                          std::ostream* progress, KeyFormatChoice* choice = nullptr,
+                          const LoadLimits& limits = {});
 
 }  // namespace pbtree::tools

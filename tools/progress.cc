@@ -55,11 +55,30 @@ void Progress::draw(bool first) {
     text = fmt::format("{}: {} / {} {} ({}%)", label_, group_digits(done_), group_digits(total_),
                        unit_, pct);
   }
+  if (detail_) text += detail_();
   const size_t width = text.size();
   if (width < last_width_) text.append(last_width_ - width, ' ');
   last_width_ = width;
   err_ << (first ? "" : "\r") << text << std::flush;
   last_draw_ = std::chrono::steady_clock::now();
+}
+
+void Progress::restart(const std::string& label, uint64_t done, uint64_t total,
+                       const std::string& unit) {
+  if (!enabled_ || !open_) return;
+  label_ = label;
+  unit_ = unit;
+  total_ = total;
+  done_ = done;
+  since_check_ = 0;
+  draw(false);
+}
+
+void Progress::redraw(uint64_t done) {
+  if (!enabled_ || !open_) return;
+  done_ = done;
+  since_check_ = 0;
+  draw(false);
 }
 
 void Progress::finish() {

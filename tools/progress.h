@@ -1,4 +1,5 @@
-// Progress lines on stderr for long reads (`stat`, `verify`, `--what-if`): one line per item,
+// Progress lines on stderr for long reads and builds (`stat`, `verify`, `--what-if`, `load`,
+// whose phases relabel one line in place, tools/load_pipeline.h): one line per item,
 // redrawn in place with carriage returns at most a few times a second, ended with a newline.
 // Shown when stderr is a terminal or when --progress forces it; otherwise every call is a
 // no-op, so piped or captured stderr stays exactly as it was.
@@ -6,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 
@@ -30,6 +32,8 @@ class Progress {
   Progress& operator=(const Progress&) = delete;
 
   bool enabled() const { return enabled_; }
+  /// True between start() and finish().
+  bool line_open() const { return open_; }
 
   /// Begins a line: `label` (e.g. "stat: index I"), the expected `total` (0: unknown) in
   /// `unit` ("pages", "entries"). Finishes a line still open.
@@ -50,6 +54,17 @@ class Progress {
   }
   /// Redraws with the final count and ends the line (no-op if no line is open).
   void finish();
+  /// The open line gets a new label, count, `total` and `unit` (e.g. the next phase of a
+  /// `load`) and is redrawn at once in place (no new line). No-op if no line is open.
+  void restart(const std::string& label, uint64_t done, uint64_t total, const std::string& unit);
+  /// Text appended to every later draw of the line (e.g. ", 1.2 M rows/s, ETA 5 s"); an empty
+  /// function: none. Called only when a line is drawn.
+  void set_detail(std::function<std::string()> detail) { detail_ = std::move(detail); }
+  /// Sets the count to `done` and redraws the open line now (a timer's tick: also when the
+  /// count stands still). No-op if no line is open.
+  void redraw(uint64_t done);
+  /// Count of the open line.
+  uint64_t done() const { return done_; }
 
  private:
   void check();
@@ -62,6 +77,7 @@ class Progress {
   uint64_t total_ = 0, done_ = 0, since_check_ = 0;
   size_t last_width_ = 0;
   std::chrono::steady_clock::time_point last_draw_;
+  std::function<std::string()> detail_;
 };
 
 /// `n` with a comma every three digits ("12,345").

@@ -47,6 +47,25 @@ class EntryBatch {
   std::vector<Item> items_;
 };
 
+/// One entry of a stream in index order (IndexFile::bulk_load_sorted): the key bytes stay
+/// valid until the next call of SortedEntrySource::next().
+struct SortedEntry {
+  std::span<const uint8_t> key;
+  uint64_t recno = 0;
+  uint64_t tag = 0;  ///< the caller's tag (e.g. the input line), named in errors
+};
+
+/// Entries already in index order: key (compare_keys with the index's descending flag), then
+/// record number, then tag. Used to bulk-build from more entries than fit in memory (sorted
+/// runs merged from temporary files, tools/load_pipeline.h).
+class SortedEntrySource {
+ public:
+  virtual ~SortedEntrySource() = default;
+  /// Sets `entry` to the next entry and returns true, or returns false at the end. May throw;
+  /// the build is then abandoned and the file left as it was.
+  virtual bool next(SortedEntry& entry) = 0;
+};
+
 class BTree;
 
 /// One pbtree file. Not thread-safe (one user at a time), except that the
@@ -123,6 +142,14 @@ class IndexFile {
   /// synced first, then the index root page and header. Throws UsageError (name exists,
   /// bad name, key format not allowed), DuplicateKeyError, KeyError (key too long), IoError.
   IndexInfo bulk_load(const IndexDefinition& def, EntryBatch& entries);
+  /// bulk_load() from entries that come already in index order, one at a time, so they
+  /// need not fit in memory. The same checks and errors, but the order, the duplicates (the
+  /// first adjacent pair in index order, as bulk_load reports it: DuplicateKeyError with both
+  /// tags) and key lengths are checked as the entries stream in, while the new pages are
+  /// written past the header's page count; on any error (the source's included) those pages
+  /// are cut off again, so the file is byte-identical to before. Entries out of order:
+  /// UsageError "bulk load: entries out of index order (entry <tag>)".
+  IndexInfo bulk_load_sorted(const IndexDefinition& def, SortedEntrySource& entries);
 
   /// Walks the index's leaves and computes gstat's figures. Throws UsageError (no such index),
   /// CorruptError (a malformed page on the way). `on_page`, if set, is called with each page
