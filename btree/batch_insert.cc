@@ -125,10 +125,14 @@ struct BatchMerge {
     PageFind f = find_in_page(d, ps, k, desc, recno(i), FindMode::LowerBound);
     if (f.beyond_end_bucket) corrupt_page(d, "batch entry beyond the leaf's END_BUCKET");
     const bool unique = t.def_.unique && !t.is_null_key(k);
-    IndexNode n = node_key_at(d, f.offset, k1);
-    if (!n.is_end_level() && compare_keys(k1, k, desc) == 0) {
-      if (n.recno == recno(i)) duplicate_pair(i);
-      if (unique) duplicate_value(i, n.recno);
+    // The node at the position: a key of another length differs (no key rebuilt).
+    const IndexNode at = decode_node(d, BtreePage(d).length(), f.offset, true, f.offset_context());
+    if (at.is_marker() || at.prefix + at.length == k.size()) {
+      IndexNode n = node_key_at(d, f.offset, k1);
+      if (!n.is_end_level() && compare_keys(k1, k, desc) == 0) {
+        if (n.recno == recno(i)) duplicate_pair(i);
+        if (unique) duplicate_value(i, n.recno);
+      }
     }
     if (unique && f.prev_offset != 0) {
       IndexNode p = node_with_key(d, ps, f.prev_offset, k2);
@@ -350,26 +354,38 @@ struct BatchMerge {
       PageRef ref = t.pool_.pin(r.pages.front());
       left0 = BtreePage(ref.data()).left_sibling();
     }
-    std::deque<BtreePageImage> images;  // decoded, not yet consumed
-    size_t decoded = 0;
-    auto decode_upto = [&](size_t i) {
-      for (; decoded <= i && decoded < r.pages.size(); ++decoded) {
-        PageRef ref = t.pool_.pin(r.pages[decoded]);
-        images.push_back(decode_page(ref.data(), ps));
+    // Copies of the run's pages, taken before the writer overwrites them, not yet consumed.
+    std::deque<std::vector<uint8_t>> copies;
+    size_t copied = 0;
+    auto copy_upto = [&](size_t i) {
+      for (; copied <= i && copied < r.pages.size(); ++copied) {
+        PageRef ref = t.pool_.pin(r.pages[copied]);
+        if (!live_btree_page(ref.data(), 0)) corrupt_page(ref.data(), "not a live leaf");
+        copies.emplace_back(ref.data(), ref.data() + ps);
       }
     };
-    RunWriter w(*this, r.pages, left0, last.header.sibling, decode_upto);
+    RunWriter w(*this, r.pages, left0, last.header.sibling, copy_upto);
     LevelRunBuilder b(builder_options(0, true), [&w](LevelRunBuilder::Page&& p) { w.push(std::move(p)); });
     size_t bi = r.begin;
+    std::vector<uint8_t> k;
     for (size_t pi = 0; pi < r.pages.size(); ++pi) {
-      decode_upto(pi);
-      BtreePageImage img = std::move(images.front());
-      images.pop_front();
-      for (const PageEntry& e : img.entries) {
-        for (; bi < r.end && compare_entry(key(bi), recno(bi), e.key, e.recno, desc) < 0; ++bi) {
+      copy_upto(pi);
+      const std::vector<uint8_t> page = std::move(copies.front());
+      copies.pop_front();
+      // The page's entries in order, each key rebuilt from its prefix (one pass).
+      const uint8_t* d = page.data();
+      check_btree_header(d, ps);
+      const uint32_t limit = BtreePage(d).length();
+      k.clear();
+      IndexNode n = decode_node(d, limit, first_node(d), true, nullptr);
+      while (!n.is_marker()) {
+        if (n.prefix > k.size()) corrupt_page(d, fmt::format("node at offset {}: bad prefix", n.offset));
+        append_suffix(k, n.prefix, n.data, n.length);
+        for (; bi < r.end && compare_entry(key(bi), recno(bi), k, n.recno, desc) < 0; ++bi) {
           b.add(key(bi), recno(bi), 0);
         }
-        b.add(e.key, e.recno, 0);
+        b.add(k, n.recno, 0);
+        n = node_after(d, limit, n.end(), true, n);
       }
     }
     for (; bi < r.end; ++bi) b.add(key(bi), recno(bi), 0);
