@@ -18,6 +18,8 @@
 
 namespace pbtree {
 
+/// Fills pages of one level from sorted entries, as FastLoader fills them, and hands each
+/// finished page (with the separator its parent takes) to a sink. Not thread-safe.
 class LevelRunBuilder {
  public:
   struct Options {
