@@ -309,5 +309,36 @@ TEST(BtreeBatchRuns, RollbackAfterAFailingBatchLeavesEveryPageByteIdentical) {
   EXPECT_EQ(f->tree("U").verify().entries, 23000u);
 }
 
+TEST(BtreeBatchRuns, RunMergedIntoOnePageShrinksTheRoot) {
+  TempPath tmp;
+  const IndexDefinition d = index_def("S", "bigint", false, false, NodeLayout::Firebird);
+  auto f = IndexFile::open_or_create(tmp.path(), 4096);
+  f->create_index(d);
+  BTree& tree = f->tree("S");
+  std::mt19937_64 rng(99);
+  std::vector<int64_t> values;
+  for (int i = 0; i < 500; ++i) values.push_back(static_cast<int64_t>(rng() % 1000000) + 10);
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  std::shuffle(values.begin(), values.end(), rng);
+  for (int64_t v : values) tree.insert(key_of(d, std::to_string(v)), uint64_t(v));
+  // Single removes leave two leaves that would fit one page (Firebird merges only below
+  // page_size - 256 bytes).
+  const size_t removes = 200;
+  for (size_t i = 0; i < removes; ++i) tree.remove(key_of(d, std::to_string(values[i])), uint64_t(values[i]));
+  f->flush();
+  const TreeCheck before = tree.verify();
+  EntryBatch batch;
+  batch.add(key_of(d, "1"), 1, 0);
+  batch.add(key_of(d, "2000000"), 2, 1);
+  tree.insert_batch(batch);
+  f->flush();
+  const TreeCheck after = tree.verify();
+  EXPECT_EQ(before.depth, 2u);
+  EXPECT_EQ(before.level_pages.at(0), 2u);
+  EXPECT_EQ(after.depth, 1u);
+  EXPECT_EQ(after.entries, values.size() - removes + 2);
+}
+
 }  // namespace
 }  // namespace pbtree
