@@ -1,25 +1,209 @@
-// BTree::insert_batch: batched insert / merge-append. The batch is sorted, checked against
-// itself and the tree, merged with the tree's entries (one scan) and the whole tree is
-// rebuilt by FastLoader (btree/bulk_build.h) into pages from the tree's allocator, so every
-// leaf comes out as full as a bulk build writes it; then the root moves and the old pages are
-// released (btr_released flag, then the allocator: free pages at the next checkpoint). One
-// tree change: nothing reaches the file before IndexFile::flush(), rollback() drops it.
+// BTree::insert_batch: batched insert / merge-append. The batch is sorted and checked (against
+// itself, and each entry against its neighbours in the leaf it falls into); the touched
+// leaves are found with one descent per leaf (the parent's next separator bounds the leaf);
+// consecutive touched leaves form runs, each rewritten once and full by LevelRunBuilder
+// (btree/leaf_run_builder.h) into the run's own page numbers first; the parent pages that
+// hold a run's separators are rewritten the same way, level by level up to the root. Leaves
+// the batch does not touch keep their bytes. One tree change: nothing reaches the file before
+// IndexFile::flush(), rollback() drops it.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <mutex>
-#include <numeric>
-#include <shared_mutex>
 #include <stdexcept>
 
 #include "btree/btree.h"
-#include "btree/bulk_build.h"
+#include "btree/batch_merge.h"
+#include "btree/leaf_run_builder.h"
+#include "btree/leaf_writer.h"
 #include "btree/radix_sort.h"
+#include "btree/tree_internal.h"
 #include <pbtree/index_file.h>
-#include "page/file_header.h"
 
 namespace pbtree {
+
+void BatchMerge::duplicate_pair(size_t i) const {
+  const std::string value = key_value_text(t.def_, key(i));
+  throw DuplicateKeyError(fmt::format("index {}: entry ({}, {}) already exists (entry {})",
+                                      t.def_.name, value, recno(i), tag(i)),
+                          t.def_.name, value, recno(i), 0, tag(i));
+}
+
+void BatchMerge::duplicate_value(size_t i, uint64_t existing) const {
+  const std::string value = key_value_text(t.def_, key(i));
+  throw DuplicateKeyError(
+      fmt::format("unique index {}: value {} already exists (record {}) (entry {})",
+                  t.def_.name, value, existing, tag(i)),
+      t.def_.name, value, existing, 0, tag(i));
+}
+
+IndexNode BatchMerge::node_key_at(const uint8_t* page, uint32_t offset, std::vector<uint8_t>& key) const {
+  IndexNode n = node_with_key(page, ps, offset, key);
+  if (n.is_end_bucket()) {
+    if (n.prefix > key.size()) corrupt_page(page, "END_BUCKET prefix beyond the last key");
+    append_suffix(key, n.prefix, n.data, n.length);
+  }
+  return n;
+}
+
+uint32_t BatchMerge::descend(std::span<const uint8_t> key, uint64_t recno, std::vector<uint32_t>& path,
+                 bool& bounded, std::vector<uint8_t>& bound, uint64_t& bound_recno) {
+  uint32_t p = t.root();
+  path.clear();
+  bounded = false;
+  for (;;) {
+    PageRef ref = t.pool_.pin(p);
+    const uint8_t* d = ref.data();
+    if (!live_btree_page(d, -1)) corrupt_page(d, "not a live b-tree page");
+    const int level = BtreePage(d).level();
+    if (path.empty()) path.assign(level + 1, 0);
+    if (level >= static_cast<int>(path.size()) || path[level] != 0) {
+      corrupt_page(d, fmt::format("unexpected level {}", level));
+    }
+    path[level] = p;
+    if (level == 0) return p;
+    PageFind f = find_in_page(d, ps, key, desc, recno, FindMode::UpperBound);
+    if (f.beyond_end_bucket || f.prev_offset == 0) {
+      corrupt_page(d, "key outside the page on the writer's path");
+    }
+    IndexNode n = decode_node(d, BtreePage(d).length(), f.prev_offset, false, f.prev_context());
+    if (n.is_marker()) corrupt_page(d, "non-leaf page without entries");
+    IndexNode b = node_key_at(d, f.offset, bound);
+    bounded = !b.is_end_level();
+    bound_recno = b.recno;
+    p = n.page_number;
+  }
+}
+
+void BatchMerge::check_in_leaf(const uint8_t* d, size_t i) {
+  const std::span<const uint8_t> k = key(i);
+  PageFind f = find_in_page(d, ps, k, desc, recno(i), FindMode::LowerBound);
+  if (f.beyond_end_bucket) corrupt_page(d, "batch entry beyond the leaf's END_BUCKET");
+  const bool unique = t.def_.unique && !t.is_null_key(k);
+  // The node at the position: a key of another length differs (no key rebuilt).
+  const IndexNode at = decode_node(d, BtreePage(d).length(), f.offset, true, f.offset_context());
+  if (at.is_marker() || at.prefix + at.length == k.size()) {
+    IndexNode n = node_key_at(d, f.offset, k1);
+    if (!n.is_end_level() && compare_keys(k1, k, desc) == 0) {
+      if (n.recno == recno(i)) duplicate_pair(i);
+      if (unique) duplicate_value(i, n.recno);
+    }
+  }
+  if (unique && f.prev_offset != 0) {
+    IndexNode p = node_with_key(d, ps, f.prev_offset, k2);
+    if (compare_keys(k2, k, desc) == 0) duplicate_value(i, p.recno);
+  }
+}
+
+void BatchMerge::check_in_batch(size_t i) {
+  if (i == 0 || compare_keys(key(i - 1), key(i), desc) != 0) return;
+  if (recno(i - 1) == recno(i)) duplicate_pair(i);
+  if (t.def_.unique && !t.is_null_key(key(i))) duplicate_value(i, recno(i));
+}
+
+std::vector<BatchMerge::Touched> BatchMerge::find_touched() {
+  std::vector<Touched> out;
+  const size_t n = batch.items().size();
+  std::vector<uint8_t> bound;
+  uint64_t bound_recno = 0;
+  bool bounded = false;
+  for (size_t i = 0; i < n;) {
+    Touched tl;
+    tl.page = descend(key(i), recno(i), tl.path, bounded, bound, bound_recno);
+    PageRef ref = t.pool_.pin(tl.page);
+    std::shared_lock latch(ref.latch());
+    const uint8_t* d = ref.data();
+    if (!live_btree_page(d, 0)) corrupt_page(d, "not a live leaf");
+    tl.sibling = BtreePage(d).sibling();
+    tl.begin = i;
+    do {
+      check_in_batch(i);
+      check_in_leaf(d, i);
+      ++i;
+    } while (i < n && (!bounded || compare_entry(key(i), recno(i), bound, bound_recno, desc) < 0));
+    tl.end = i;
+    out.push_back(std::move(tl));
+  }
+  return out;
+}
+
+bool BatchMerge::below_first(uint32_t page, size_t i) {
+  PageRef ref = t.pool_.pin(page);
+  const uint8_t* d = ref.data();
+  IndexNode n = node_with_key(d, ps, first_node(d), k1);
+  return !n.is_marker() && compare_entry(key(i), recno(i), k1, n.recno, desc) < 0;
+}
+
+std::vector<BatchMerge::Run> BatchMerge::make_runs(std::vector<Touched>& touched) {
+  std::vector<Run> runs;
+  uint32_t last_sibling = 0;
+  for (Touched& tl : touched) {
+    if (!runs.empty() && runs.back().pages.back() != 0 && last_sibling == tl.page) {
+      runs.back().pages.push_back(tl.page);
+      runs.back().end = tl.end;
+    } else {
+      uint32_t left = 0;
+      {
+        PageRef ref = t.pool_.pin(tl.page);
+        left = BtreePage(ref.data()).left_sibling();
+      }
+      if (left != 0 && below_first(tl.page, tl.begin)) {
+        if (!runs.empty() && runs.back().pages.back() == left) {
+          runs.back().pages.push_back(tl.page);
+          runs.back().end = tl.end;
+        } else {
+          // The left neighbour joins the run; its own path from a descent to its first entry.
+          PageRef ref = t.pool_.pin(left);
+          const uint8_t* d = ref.data();
+          IndexNode f = node_with_key(d, ps, first_node(d), k2);
+          std::vector<uint8_t> first = k2, bound;
+          ref = PageRef();
+          Run r;
+          bool bounded = false;
+          uint64_t bound_recno = 0;
+          if (descend(first, f.recno, r.path, bounded, bound, bound_recno) != left) {
+            throw CorruptError(fmt::format("page {}: left sibling not reached from the root", left));
+          }
+          r.pages = {left, tl.page};
+          r.begin = tl.begin;
+          r.end = tl.end;
+          runs.push_back(std::move(r));
+        }
+      } else {
+        runs.push_back(Run{{tl.page}, tl.path, tl.begin, tl.end});
+      }
+    }
+    last_sibling = tl.sibling;
+  }
+  return runs;
+}
+
+void BatchMerge::run() {
+  std::vector<Touched> touched = find_touched();
+  std::vector<Run> runs = make_runs(touched);
+  touched.clear();
+  uint8_t top;
+  {
+    PageRef ref = t.pool_.pin(t.root());
+    top = BtreePage(ref.data()).level();
+  }
+  std::vector<Change> changes;
+  for (const Run& r : runs) {
+    Change c = rewrite_leaves(r);
+    if (!c.removed.empty() || !c.added.empty()) changes.push_back(std::move(c));
+  }
+  for (uint8_t level = 1; !changes.empty(); ++level) {
+    if (level > top) {
+      grow(static_cast<uint8_t>(level - 1), changes.at(0));
+      break;
+    }
+    changes = apply(level, changes, level == top);
+  }
+  shrink_root();
+  for (uint32_t p : freed) t.allocator_.release(p);
+}
 
 uint64_t BTree::insert_batch(EntryBatch& entries) {
   const uint32_t ps = pool_.page_size();
@@ -34,105 +218,11 @@ uint64_t BTree::insert_batch(EntryBatch& entries) {
                       it.length, ps / 4, ps, it.tag));
     }
   }
-  const bool desc = def_.descending;
-  sort_entry_batch(entries, desc);
+  sort_entry_batch(entries, def_.descending);
   std::lock_guard lock(write_mutex_);
-
-  // 1. Merge with the tree's entries (one forward scan); then every pair of neighbours with
-  // equal keys is checked (the tree alone has no violation, so one of them is the batch's).
-  struct Merged {
-    uint64_t offset;
-    uint64_t recno;
-    uint64_t tag;  // the batch's tag, kFromTree for a tree entry
-    uint32_t length;
-  };
-  constexpr uint64_t kFromTree = UINT64_MAX;
-  std::vector<uint8_t> arena;
-  std::vector<Merged> merged;
-  merged.reserve(items.size());
-  auto push = [&](std::span<const uint8_t> key, uint64_t recno, uint64_t tag) {
-    merged.push_back(Merged{arena.size(), recno, tag, static_cast<uint32_t>(key.size())});
-    arena.insert(arena.end(), key.begin(), key.end());
-  };
-  auto key_of = [&](const Merged& m) {
-    return std::span<const uint8_t>(arena.data() + m.offset, m.length);
-  };
-  size_t next = 0;
-  for (Cursor c = scan(); c.valid(); c.next()) {
-    std::span<const uint8_t> key = c.key();
-    const uint64_t recno = c.record_number();
-    for (; next < items.size(); ++next) {
-      const auto& it = items[next];
-      const int cmp = compare_keys(entries.key(it), key, desc);
-      if (cmp > 0 || (cmp == 0 && it.recno > recno)) break;
-      push(entries.key(it), it.recno, it.tag);
-    }
-    push(key, recno, kFromTree);
-  }
-  for (; next < items.size(); ++next) push(entries.key(items[next]), items[next].recno, items[next].tag);
-  for (size_t i = 1; i < merged.size(); ++i) {
-    const Merged& a = merged[i - 1];
-    const Merged& b = merged[i];
-    if (compare_keys(key_of(a), key_of(b), desc) != 0) continue;
-    const uint64_t tag = a.tag != kFromTree ? (b.tag != kFromTree ? b.tag : a.tag) : b.tag;
-    if (a.recno == b.recno) {
-      const std::string value = key_value_text(def_, key_of(b));
-      throw DuplicateKeyError(fmt::format("index {}: entry ({}, {}) already exists (entry {})",
-                                          def_.name, value, b.recno, tag),
-                              def_.name, value, b.recno, 0, tag);
-    }
-    if (def_.unique && !is_null_key(key_of(b))) {
-      const std::string value = key_value_text(def_, key_of(b));
-      const uint64_t existing = a.tag == kFromTree ? a.recno : b.recno;
-      throw DuplicateKeyError(
-          fmt::format("unique index {}: value {} already exists (record {}) (entry {})", def_.name,
-                      value, existing, tag),
-          def_.name, value, existing, 0, tag);
-    }
-  }
-
-  // 2. The old tree's pages, level by level along the sibling chains.
-  std::vector<uint32_t> old_pages;
-  for (uint32_t first = root(); first != 0;) {
-    uint32_t child = 0;
-    for (uint32_t p = first; p != 0;) {
-      PageRef ref = pool_.pin(p, static_cast<uint8_t>(PageType::Btree));
-      std::shared_lock latch(ref.latch());
-      BtreeHeader h = read_btree_header(ref.data());
-      if (p == first && h.level > 0) child = decode_page(ref.data(), ps).entries.at(0).page_number;
-      old_pages.push_back(p);
-      p = h.sibling;
-    }
-    first = child;
-  }
-
-  // 3. The new tree, full, from the allocator's pages.
-  FastLoader::Options opt;
-  opt.page_size = ps;
-  opt.jump_interval = jump_interval_;
-  opt.index_id = index_id_;
-  opt.layout = def_.layout;
-  opt.descending = desc;
-  opt.allocate = [this] { return allocator_.allocate(); };
-  FastLoader loader(opt, [this, ps](uint32_t page_no, uint8_t* page) {
-    PageRef ref = pool_.create(page_no);
-    std::unique_lock latch(ref.latch());
-    std::memcpy(ref.data(), page, ps);
-    ref.mark_dirty();
-  });
-  for (const Merged& m : merged) loader.add(key_of(m), m.recno);
-  const uint32_t new_root = loader.finish();
-
-  // 4. The root moves; the old pages leave the tree.
-  root_.store(new_root, std::memory_order_release);
-  if (on_root_change_) on_root_change_(new_root);
-  for (uint32_t p : old_pages) {
-    PageRef ref = pool_.pin(p);
-    std::unique_lock latch(ref.latch());
-    MutableBtreePage(ref.data()).mark_released();
-    ref.mark_dirty();
-  }
-  for (uint32_t p : old_pages) allocator_.release(p);
+  BatchMerge(*this, entries).run();
+  // The in-place paths' rightmost-leaf cache may name a page rewritten here.
+  if (writer_cache_) writer_cache_->rm_leaf = 0;
   return items.size();
 }
 

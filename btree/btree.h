@@ -153,15 +153,20 @@ class BTree {
   /// equal non-NULL key exists (the value shown by key_value_text); KeyError if key.size() >= page_size / 4; UsageError if recno >
   /// kMaxRecordNumber. The tree is unchanged on any error.
   void insert(std::span<const uint8_t> key, uint64_t recno);
-  /// Batched insert / merge-append (btree/batch_insert.cc): sorts `entries` (any order) and
-  /// merges them with the tree's entries into a tree rebuilt full by FastLoader's rules
-  /// (btree/bulk_build.h), as a bulk build of all the entries would fill it; pages come from
-  /// the allocator, the root moves (on_root_change), the old pages are released. Checks come
-  /// first and leave the tree unchanged: UsageError (read-only), DuplicateKeyError (a (key,
-  /// recno) pair twice or already in the tree, unique index: an equal non-NULL key), KeyError (key.size() >=
-  /// page_size / 4). An I/O or allocation error after them leaves pages half-written in the
-  /// pool: IndexFile::rollback() drops the whole change (as it does while an exception
-  /// leaves the IndexFile). Returns the entries added.
+  /// Batched insert / merge-append (btree/batch_insert.cc): sorts `entries` (any order),
+  /// finds the leaves they fall into (one descent per touched leaf) and rewrites each run of
+  /// consecutive touched leaves once, merged with its batch entries and full as a bulk build
+  /// fills pages (btree/leaf_run_builder.h), reusing the run's page numbers first (the run's
+  /// last page keeps its number when the run grows, so the right neighbour's left link stays;
+  /// a run of one page that grows relinks it); then the parent pages holding the run's
+  /// separators are rewritten the same way, up to the root (a new root if it splits, the root
+  /// shrinks while it has one child). Leaves the batch does not fall into keep their bytes.
+  /// Checks come first and leave the tree unchanged: UsageError (read-only),
+  /// DuplicateKeyError (a (key, recno) pair twice or already in the tree, unique index: an
+  /// equal non-NULL key), KeyError (key.size() >= page_size / 4). An I/O or allocation error
+  /// after them leaves pages half-written in the pool: IndexFile::rollback() drops the whole
+  /// change (as it does while an exception leaves the IndexFile). Pages are rewritten in
+  /// place: readers must not run concurrently with it. Returns the entries added.
   uint64_t insert_batch(EntryBatch& entries);
   /// Removes exactly (key, recno). Throws UsageError if absent (tree unchanged).
   void remove(std::span<const uint8_t> key, uint64_t recno);
@@ -198,6 +203,7 @@ class BTree {
   friend struct CursorOps;
   friend struct TreeWriter;  // one write operation's state (btree.cc)
   friend struct LeafWriter;  // the in-place leaf paths (btree/leaf_writer.cc)
+  friend struct BatchMerge;  // insert_batch's run rewrites (btree/batch_insert.cc)
 
   // Readers: crab down to the leaf where the first entry >= (key, recno) lives; returns the
   // leaf pinned and shared-latched, plus the in-page find.

@@ -240,7 +240,7 @@ uint64_t append_to_index(const std::string& db_path, const std::string& index,
   }
   session.reset();
   session = IndexSession::open(db_path, index, true);
-  // One merge-append (btree/batch_insert.cc): every leaf rewritten full, one tree change.
+  // One merge-append (btree/batch_insert.cc): each touched leaf rewritten full, one tree change.
   session->tree().insert_batch(batch);
   session->commit();
   return order.size();
