@@ -15,7 +15,7 @@
 #include "btree/radix_sort.h"
 #include "file/entry_runs.h"
 #include "file/file_create.h"
-#include "tests/cli_test_util.h"
+#include "tests/support/cli_test_util.h"
 
 namespace pbtree {
 namespace {
@@ -72,7 +72,7 @@ std::vector<Entry> model_order(const std::vector<Entry>& entries, bool descendin
   return {model.begin(), model.end()};
 }
 
-TEST(EntryRuns, MergeOfRunsIsTheModelOrder) {
+TEST(FileEntryRuns, MergeOfRunsIsTheModelOrder) {
   tools::testing::ScratchDir dir("runs-merge");
   const auto entries = random_entries(5000, 1);
   RunFile file(dir.file(""));
@@ -82,7 +82,7 @@ TEST(EntryRuns, MergeOfRunsIsTheModelOrder) {
   EXPECT_EQ(drain(merge), model_order(entries, false));
 }
 
-TEST(EntryRuns, DescendingMergeOfRunsIsTheModelOrder) {
+TEST(FileEntryRuns, DescendingMergeOfRunsIsTheModelOrder) {
   tools::testing::ScratchDir dir("runs-desc");
   const auto entries = random_entries(5000, 2);
   RunFile file(dir.file(""));
@@ -92,7 +92,7 @@ TEST(EntryRuns, DescendingMergeOfRunsIsTheModelOrder) {
 }
 
 // 64 KiB allows 15 runs per merge (4 KiB buffers, one for the output): 100 runs become 7.
-TEST(EntryRuns, ReduceMergesGroupsUntilOneMergeTakesThem) {
+TEST(FileEntryRuns, ReduceMergesGroupsUntilOneMergeTakesThem) {
   tools::testing::ScratchDir dir("runs-reduce");
   const auto entries = random_entries(10000, 3);
   RunFile file(dir.file(""));
@@ -107,7 +107,7 @@ TEST(EntryRuns, ReduceMergesGroupsUntilOneMergeTakesThem) {
   EXPECT_EQ(drain(merge), model_order(entries, false));
 }
 
-TEST(EntryRuns, TheRunFileHasNoNameInItsDirectory) {
+TEST(FileEntryRuns, TheRunFileHasNoNameInItsDirectory) {
   tools::testing::ScratchDir dir("runs-noname");
   RunFile file(dir.file(""));
   write_runs(file, random_entries(1000, 4), 100, false);
@@ -115,7 +115,7 @@ TEST(EntryRuns, TheRunFileHasNoNameInItsDirectory) {
   EXPECT_TRUE(std::filesystem::is_empty(dir.file("")));
 }
 
-TEST(EntryRuns, MissingDirectoryIsAnIoError) {
+TEST(FileEntryRuns, MissingDirectoryIsAnIoError) {
   tools::testing::ScratchDir dir("runs-nodir");
   try {
     RunFile file(dir.file("nope"));
@@ -164,7 +164,7 @@ std::vector<Entry> integer_entries(const std::vector<int>& values) {
   return out;
 }
 
-TEST(BulkLoadSorted, BuildsTheSamePagesAsBulkLoad) {
+TEST(FileBulkLoadSorted, BuildsTheSamePagesAsBulkLoad) {
   tools::testing::ScratchDir dir("sorted-same");
   std::vector<int> values;
   for (int i = 0; i < 30000; ++i) values.push_back(i * 3 - 40000);
@@ -210,7 +210,7 @@ std::pair<std::string, bool> failed_sorted_load(const std::string& db,
   return {error, tools::testing::read_bytes(db) == before};
 }
 
-TEST(BulkLoadSorted, EntriesOutOfOrderAreRefusedAndTheFileKept) {
+TEST(FileBulkLoadSorted, EntriesOutOfOrderAreRefusedAndTheFileKept) {
   tools::testing::ScratchDir dir("sorted-order");
   std::vector<int> values;
   for (int i = 0; i < 20000; ++i) values.push_back(i);
@@ -220,7 +220,7 @@ TEST(BulkLoadSorted, EntriesOutOfOrderAreRefusedAndTheFileKept) {
   EXPECT_TRUE(kept);
 }
 
-TEST(BulkLoadSorted, DuplicateInUniqueIndexIsBulkLoadsErrorAndTheFileKept) {
+TEST(FileBulkLoadSorted, DuplicateInUniqueIndexIsBulkLoadsErrorAndTheFileKept) {
   tools::testing::ScratchDir dir("sorted-dup");
   std::vector<int> values;
   for (int i = 0; i < 20000; ++i) values.push_back(i / 2 * 2 + (i == 12001 ? 0 : i % 2));

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include "btree_tree_fixture.h"
+#include "tests/support/btree_tree_fixture.h"
 #include "node/btree_page.h"
 #include "node/page_image.h"
 #include <pbtree/index_file.h>

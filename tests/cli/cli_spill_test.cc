@@ -17,8 +17,8 @@
 #include <vector>
 
 #include <pbtree/index_file.h>
-#include "tests/cli_test_util.h"
-#include "tests/watchdog.h"
+#include "tests/support/cli_test_util.h"
+#include "tests/support/watchdog.h"
 #include "tools/cli_errors.h"
 #include "tools/load_pipeline.h"
 
@@ -106,7 +106,7 @@ class CliSpill : public ::testing::Test {
   std::string tmp_;
 };
 
-TEST(LoadMemorySize, SuffixesAreBinaryMultiples) {
+TEST(CliLoadMemorySize, SuffixesAreBinaryMultiples) {
   EXPECT_EQ(parse_memory_size("65536"), 65536u);
   EXPECT_EQ(parse_memory_size("64K"), 65536u);
   EXPECT_EQ(parse_memory_size("256M"), size_t{256} << 20);
@@ -115,7 +115,7 @@ TEST(LoadMemorySize, SuffixesAreBinaryMultiples) {
   EXPECT_EQ(parse_memory_size("100000B"), 100000u);
 }
 
-TEST(LoadMemorySize, MalformedOrTooSmallIsAnArgumentError) {
+TEST(CliLoadMemorySize, MalformedOrTooSmallIsAnArgumentError) {
   auto message = [](const std::string& text) {
     try {
       parse_memory_size(text);
@@ -129,7 +129,7 @@ TEST(LoadMemorySize, MalformedOrTooSmallIsAnArgumentError) {
   EXPECT_EQ(message("1K"), "--memory 1K is below the least, 64K");
 }
 
-TEST(LoadMemorySize, DefaultIs256MiBOrAQuarterOfTheRam) {
+TEST(CliLoadMemorySize, DefaultIs256MiBOrAQuarterOfTheRam) {
   const size_t ram = static_cast<size_t>(::sysconf(_SC_PHYS_PAGES)) *
                      static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   EXPECT_EQ(default_load_memory(), std::min(size_t{256} << 20, ram / 4));
