@@ -109,6 +109,21 @@ void EntryBatch::add(std::span<const uint8_t> key, uint64_t recno, uint64_t tag)
   arena_.insert(arena_.end(), key.begin(), key.end());
 }
 
+void EntryBatch::append(EntryBatch&& other) {
+  if (items_.empty()) {
+    arena_ = std::move(other.arena_);
+    items_ = std::move(other.items_);
+  } else {
+    const uint64_t base = arena_.size();
+    arena_.insert(arena_.end(), other.arena_.begin(), other.arena_.end());
+    const size_t first = items_.size();
+    items_.insert(items_.end(), other.items_.begin(), other.items_.end());
+    for (size_t i = first; i < items_.size(); ++i) items_[i].offset += base;
+  }
+  other.arena_.clear();
+  other.items_.clear();
+}
+
 void EntryBatch::reserve(size_t entries, size_t key_bytes) {
   items_.reserve(entries);
   arena_.reserve(key_bytes);

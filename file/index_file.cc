@@ -65,6 +65,7 @@ struct IndexFile::Impl {
   std::map<std::string, std::unique_ptr<BTree>> trees;
   bool dirty = false;    // roots or page count changed since the last flush
   CheckpointStats last;  // the last checkpoint's cost (from the header until one runs here)
+  uint32_t build_threads = 0;  // set_build_threads; 0: hardware_concurrency
 
   // Checkpoint: the log's pages plus a new header (counter + 1, page count, cost counters)
   // go into the file. `extra_pages` were written straight into the file beforehand (bulk
@@ -363,11 +364,11 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
     opt.index_id = static_cast<uint8_t>(slot % 256);
     opt.layout = def.layout;
     opt.descending = desc;
+    opt.threads = im.build_threads;
     // Straight into the file: no committed page refers to pages beyond the bound yet.
     FastLoader loader(
         opt, [&](uint32_t page_no, uint8_t* page) { im.file.write_direct(page_no, page); });
-    for (const auto& it : items) loader.add(entries.key(it), it.recno);
-    uint32_t root = loader.finish();
+    uint32_t root = loader.build(entries);  // btree/bulk_build_parallel.cc
     im.file.sync();
 
     // 3. Commit: index root page, then header.
@@ -436,6 +437,8 @@ IndexInfo IndexFile::create_index(const IndexDefinition& def) {
   EntryBatch none;
   return bulk_load(def, none);
 }
+
+void IndexFile::set_build_threads(uint32_t threads) { impl_->build_threads = threads; }
 
 void IndexFile::set_cache_frames(size_t frames) {
   if (impl_->pool) throw UsageError("the buffer pool exists already: set its size before tree()");

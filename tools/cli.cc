@@ -51,6 +51,7 @@ struct LoadArgs {
   bool append = false;
   uint32_t page_size = 0;
   size_t recno_column = 0;
+  uint32_t threads = 0;  // --threads: 0 = hardware_concurrency
 };
 
 struct StatArgs {
@@ -170,6 +171,7 @@ void run_load(const LoadArgs& a, std::ostream& err) {
   source.column = a.columns.empty() ? 1 : a.columns[0];
   if (def.compound()) source.columns = a.columns;
   source.recno_column = a.recno_column;
+  source.threads = a.threads;
   load_index_file(a.db, def, a.page_size, a.input, source, a.progress ? &err : nullptr);
 }
 
@@ -322,6 +324,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                    "1-based column of record numbers (default: row ordinal from 0)")
       ->check(column_number_check());
   load->add_flag("--progress", load_args.progress, "Progress messages on stderr");
+  load->add_option("--threads", load_args.threads,
+                   "Threads for parsing and building (default: the machine's hardware "
+                   "threads); the index is the same at any count")
+      ->check(CLI::Range(1u, 1024u));
   load->add_flag("--append", load_args.append,
                  "Insert into the existing index instead (all-or-nothing, durable at exit)");
   load->callback([&load_args, load] {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "file/file_create.h"
+#include "tools/csv_parallel.h"
 
 namespace pbtree::tools {
 
@@ -108,6 +109,19 @@ IndexInfo bulk_load_from(IndexFile& file, const IndexDefinition& def, EntryBatch
   }
 }
 
+namespace {
+
+// Every entry of `input` in input order, parsed in parallel chunks (tools/csv_parallel.h).
+uint64_t read_all_entries(const std::string& input, const ColumnSource& source,
+                          EntryBatch& batch) {
+  ParallelCsvOptions o;
+  o.threads = source.threads;
+  return read_entries_parallel(input, source, o,
+                               [&](EntryBatch&& chunk) { batch.append(std::move(chunk)); });
+}
+
+}  // namespace
+
 KeyFormatChoice sample_key_format(const EntryBatch& batch, const IndexDefinition& def,
                                   uint32_t page_size) {
   const auto& items = batch.items();
@@ -181,10 +195,7 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
 
   EntryBatch batch;
   uint64_t rows;
-  {
-    CsvReader reader(input);
-    rows = read_entries(reader, source, batch);
-  }
+  rows = read_all_entries(input, source, batch);
   if (progress) *progress << fmt::format("pbtree: read {} rows from {}\n", rows, input);
   if (def.auto_format) {
     const KeyFormatChoice c = sample_key_format(batch, def, page_size);
@@ -197,12 +208,12 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
       check_index_key_limit(def.type, def.format, def.descending, page_size);
       source.format = def.format;
       batch = EntryBatch();
-      CsvReader reader(input);
-      rows = read_entries(reader, source, batch);
+      rows = read_all_entries(input, source, batch);
     }
   }
 
   if (file) {
+    file->set_build_threads(source.threads);
     IndexInfo info = bulk_load_from(*file, def, batch, input);
     if (progress) *progress << fmt::format("pbtree: built index {} ({} entries)\n", def.name, rows);
     return info;
@@ -211,7 +222,10 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
   // (file/file_create.h), so a failed or killed load leaves no file at db_path.
   IndexInfo info;
   if (!create_file_with(db_path, page_size,
-                        [&](IndexFile& f) { info = bulk_load_from(f, def, batch, input); })) {
+                        [&](IndexFile& f) {
+                          f.set_build_threads(source.threads);
+                          info = bulk_load_from(f, def, batch, input);
+                        })) {
     throw UsageError(fmt::format(
         "{}: created by another process during this load: left as it is, nothing loaded",
         db_path));
