@@ -47,6 +47,10 @@ class FastLoader {
     /// If set, page numbers come from it (e.g. a tree's PageAllocator) instead of
     /// consecutively from first_page. May throw; the loader is then unusable.
     std::function<uint32_t()> allocate;
+    /// If set, called on every finished page just before the sink (e.g. to stamp its number
+    /// and checksum); build() calls it on leaf pages from its coding threads, concurrently
+    /// (each page once). Must not throw.
+    std::function<void(uint32_t page_no, uint8_t* page)> prepare;
     /// Threads of build() (0: std::thread::hardware_concurrency()). Never changes a byte.
     uint32_t threads = 0;
   };

@@ -7,6 +7,7 @@
 // (3) the finished leaf pages encoded in parallel by the same replay writing bytes, then
 // handed to the sink in page order from the calling thread. Block boundaries and thread
 // count never change a byte: every decision is a function of the sorted entries alone.
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -280,8 +281,18 @@ uint32_t FastLoader::build(const EntryBatch& sorted) {
   const LeafInput in{sorted, items};
   const bool expl = policy_.explicit_targets;
   const bool truncate = policy_.truncate_separators && !options_.descending;
+  // Options::threads, else the machine's threads as far as a tbb::global_control allows.
   const uint32_t threads =
-      options_.threads != 0 ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
+      options_.threads != 0
+          ? options_.threads
+          : std::min<uint32_t>(std::max(1u, std::thread::hardware_concurrency()),
+                               static_cast<uint32_t>(tbb::global_control::active_value(
+                                   tbb::global_control::max_allowed_parallelism)));
+  if (threads <= 1) {
+    // One thread: add() itself (no second pass over the entries).
+    for (const auto& it : items) add(sorted.key(it), it.recno);
+    return finish();
+  }
   tbb::task_arena arena(static_cast<int>(threads));
 
   // Step 1's sizes for entries [base - 1, base + kBlock): slot 0 holds the entry before the
@@ -310,6 +321,7 @@ uint32_t FastLoader::build(const EntryBatch& sorted) {
           w.end_bucket();
         }
         w.close(p.last, p.sibling, p.left);
+        if (options_.prepare) options_.prepare(p.page_no, buf.data());
       });
     });
     for (size_t k = 0; k < count; ++k) sink_(pages[k].page_no, buffers[k].data());

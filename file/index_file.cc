@@ -366,8 +366,11 @@ IndexInfo IndexFile::bulk_load(const IndexDefinition& given, EntryBatch& entries
     opt.descending = desc;
     opt.threads = im.build_threads;
     // Straight into the file: no committed page refers to pages beyond the bound yet.
-    FastLoader loader(
-        opt, [&](uint32_t page_no, uint8_t* page) { im.file.write_direct(page_no, page); });
+    // Page number and checksum stamped on the coding threads (FastLoader::build).
+    opt.prepare = [&](uint32_t page_no, uint8_t* page) { im.file.stamp(page_no, page); };
+    FastLoader loader(opt, [&](uint32_t page_no, uint8_t* page) {
+      im.file.write_direct_stamped(page_no, page);
+    });
     uint32_t root = loader.build(entries);  // btree/bulk_build_parallel.cc
     im.file.sync();
 

@@ -4,8 +4,11 @@
 // nodes) and on the seed and demo data sets (the demo's single-segment indexes); and
 // IndexFile::bulk_load gives the same file at any thread count (the header's file id aside).
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -229,6 +232,44 @@ TEST(BtreeBulkParallel, SeedAndDemoDataSamePagesAsSerial) {
           static_cast<uint32_t>(max_key_length(src.type, src.format, false));
       EXPECT_GT(expect_same_pages(options_for(layout, 8192, max_key, false), b), 1u);
     }
+  }
+}
+
+// sort_entry_batch on 4 threads (4 slices merged) gives std::sort's (key, record number, tag)
+// order: duplicates, long common prefixes, both directions.
+TEST(BtreeBulkParallel, ParallelRadixSortMatchesTheFullOrder) {
+  tbb::global_control gc(tbb::global_control::max_allowed_parallelism, 4);
+  tbb::task_arena arena(4);
+  for (bool descending : {false, true}) {
+    std::mt19937_64 rng(31 + descending);
+    EntryBatch b;
+    for (uint64_t i = 0; i < 300000; ++i) {
+      std::vector<uint8_t> k(1 + rng() % 12, 0xC1);
+      for (size_t j = 2; j < k.size(); ++j) k[j] = static_cast<uint8_t>(rng() % 4);
+      b.add(k, rng() % 1000, i);
+    }
+    struct Flat {
+      std::vector<uint8_t> key;
+      uint64_t recno, tag;
+      bool operator==(const Flat&) const = default;
+    };
+    std::vector<Flat> want;
+    for (const auto& it : b.items()) {
+      auto k = b.key(it);
+      want.push_back(Flat{{k.begin(), k.end()}, it.recno, it.tag});
+    }
+    std::sort(want.begin(), want.end(), [&](const Flat& x, const Flat& y) {
+      const int c = compare_keys(x.key, y.key, descending);
+      if (c != 0) return c < 0;
+      return x.recno != y.recno ? x.recno < y.recno : x.tag < y.tag;
+    });
+    arena.execute([&] { sort_entry_batch(b, descending); });
+    std::vector<Flat> got;
+    for (const auto& it : b.items()) {
+      auto k = b.key(it);
+      got.push_back(Flat{{k.begin(), k.end()}, it.recno, it.tag});
+    }
+    EXPECT_TRUE(got == want) << "descending " << descending;
   }
 }
 

@@ -31,6 +31,10 @@ class EntryBatch {
   void reserve(size_t entries, size_t key_bytes);
   /// Appends every entry of `other` in its order (keys copied, `other` left empty).
   void append(EntryBatch&& other);
+  /// Reorders the entries: entry i becomes the old entry order[i] (`order` a permutation of
+  /// 0..size()-1), and lays the keys out in the new order (so walking the entries reads the
+  /// keys sequentially). Parallel (oneTBB).
+  void permute(const std::vector<uint64_t>& order);
 
   struct Item {
     uint64_t offset;  ///< into arena
