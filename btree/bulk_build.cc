@@ -101,6 +101,7 @@ void FastLoader::close_page(Level& level, uint32_t level_no, uint32_t sibling) {
   h.jump_count = static_cast<uint8_t>(level.jumps.size());
   h.layout = options_.layout;
   write_btree_header(page, h);
+  if (options_.prepare) options_.prepare(level.page_no, page);
   sink_(level.page_no, page);
 }
 

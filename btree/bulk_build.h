@@ -28,6 +28,7 @@
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
+#include <pbtree/index_file.h>
 
 namespace pbtree {
 
@@ -46,6 +47,12 @@ class FastLoader {
     /// If set, page numbers come from it (e.g. a tree's PageAllocator) instead of
     /// consecutively from first_page. May throw; the loader is then unusable.
     std::function<uint32_t()> allocate;
+    /// If set, called on every finished page just before the sink (e.g. to stamp its number
+    /// and checksum); build() calls it on leaf pages from its coding threads, concurrently
+    /// (each page once). Must not throw.
+    std::function<void(uint32_t page_no, uint8_t* page)> prepare;
+    /// Threads of build() (0: std::thread::hardware_concurrency()). Never changes a byte.
+    uint32_t threads = 0;
   };
   /// Receives a finished page: number and page_size bytes (generic header bytes 4..15 left for
   /// the sink, e.g. PageFile::write). May throw; the loader is then unusable.
@@ -59,6 +66,12 @@ class FastLoader {
   void add(std::span<const uint8_t> key, uint64_t recno);
   /// Closes every level (END_LEVEL, jump tables) and returns the root page number.
   uint32_t finish();
+  /// add() of every entry of `sorted` in item order, then finish(), with the leaf pages sized
+  /// and coded on Options::threads threads (btree/bulk_build_parallel.cc): the same pages,
+  /// numbers and bytes as the serial calls. Only on a fresh loader (std::logic_error
+  /// otherwise). The sink is called from the calling thread only, leaf pages in batches (not
+  /// interleaved with the upper levels' pages as add() calls it). Same errors as add/finish.
+  uint32_t build(const EntryBatch& sorted);
   /// Pages allocated so far.
   uint32_t pages_allocated() const { return allocated_; }
   /// Levels of the tree (depth).
@@ -118,6 +131,8 @@ class FastLoader {
   void start_level(Level& level, uint32_t first_child);
   void add_node(uint32_t level_no, std::span<const uint8_t> key, uint64_t recno, uint32_t child);
   void close_page(Level& level, uint32_t level_no, uint32_t sibling);
+  // build(): a leaf page break whose separator goes up; returns the new leaf page's number.
+  uint32_t leaf_break(std::span<const uint8_t> separator, uint64_t recno);
 
   // The next page number (Options::allocate, else consecutive).
   uint32_t take_page() {

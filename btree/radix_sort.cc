@@ -2,6 +2,10 @@
 // bytes of each 8-byte key word, with an MSD step into runs of equal words.
 #include "btree/radix_sort.h"
 
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -17,6 +21,7 @@ struct Rec {
 static_assert(sizeof(Rec) == 16);
 
 constexpr size_t kSmallRun = 48;
+constexpr size_t kParallelPart = 65536;  // fewest records per slice of the parallel sort
 
 class Sorter {
  public:
@@ -28,11 +33,38 @@ class Sorter {
     const size_t n = items_.size();
     std::vector<Rec> recs(n);
     tmp_.resize(n);
+    base_ = recs.data();
     for (size_t i = 0; i < n; ++i) recs[i].index = i;
-    sort_range(recs.data(), n, 0);
-    std::vector<EntryBatch::Item> sorted(n);
-    for (size_t i = 0; i < n; ++i) sorted[i] = items_[recs[i].index];
-    items_.swap(sorted);
+    const size_t threads = std::min<size_t>(
+        static_cast<size_t>(std::max(1, tbb::this_task_arena::max_concurrency())),
+        tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+    const size_t parts = std::min<size_t>(threads, n / kParallelPart);
+    if (parts <= 1) {
+      sort_range(recs.data(), n, 0);
+    } else {
+      // Parallel: `parts` contiguous slices sorted on their own threads, then merged pairwise
+      // by the full order (a total order on (key, record number, tag), so the result does not
+      // depend on the number of parts).
+      std::vector<size_t> cut(parts + 1);
+      for (size_t p = 0; p <= parts; ++p) cut[p] = n * p / parts;
+      tbb::parallel_for(size_t{0}, parts,
+                        [&](size_t p) { sort_range(recs.data() + cut[p], cut[p + 1] - cut[p], 0); });
+      auto by_order = [&](const Rec& a, const Rec& b) { return less(a.index, b.index); };
+      for (size_t width = 1; width < parts; width *= 2) {
+        tbb::parallel_for(size_t{0}, (parts + 2 * width - 1) / (2 * width), [&](size_t k) {
+          const size_t lo = cut[2 * width * k];
+          const size_t mid = cut[std::min(parts, 2 * width * k + width)];
+          const size_t hi = cut[std::min(parts, 2 * width * k + 2 * width)];
+          std::merge(recs.data() + lo, recs.data() + mid, recs.data() + mid, recs.data() + hi,
+                     tmp_.data() + lo, by_order);
+          std::copy(tmp_.data() + lo, tmp_.data() + hi, recs.data() + lo);
+        });
+      }
+    }
+    std::vector<uint64_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = recs[i].index;
+    std::vector<Rec>().swap(recs);
+    entries_.permute(order);  // keys laid out in index order: the build reads them in sequence
   }
 
  private:
@@ -70,7 +102,7 @@ class Sorter {
     }
     const uint64_t varies = all_and ^ all_or;
     Rec* src = r;
-    Rec* dst = tmp_.data();
+    Rec* dst = tmp_.data() + (r - base_);  // this range's own part of the buffer
     for (int b = 0; b < 8; ++b) {
       if (((varies >> (8 * b)) & 0xFF) == 0) continue;
       size_t pos[256];
@@ -123,6 +155,7 @@ class Sorter {
   const bool desc_;
   const uint8_t pad_;
   std::vector<Rec> tmp_;
+  Rec* base_ = nullptr;  // the records tmp_ mirrors
 };
 
 }  // namespace

@@ -17,7 +17,10 @@ namespace pbtree {
 /// digits) runs over the bytes of the word that vary in the range; each run of equal words
 /// whose keys go on past the word is sorted again on the next 8 bytes (MSD step), and runs
 /// that end inside the word are ordered by (key length, record number, tag). Runs of at most
-/// 48 records go to std::sort with the full comparison.
+/// 48 records go to std::sort with the full comparison. With several threads (the oneTBB
+/// arena's concurrency) and at least 65,536 records per thread, contiguous slices are sorted
+/// so in parallel and merged pairwise by the full order; the result is the same. Finally the
+/// keys are laid out in the sorted order (EntryBatch::permute).
 void sort_entry_batch(EntryBatch& entries, bool descending);
 
 }  // namespace pbtree

@@ -109,6 +109,45 @@ void EntryBatch::add(std::span<const uint8_t> key, uint64_t recno, uint64_t tag)
   arena_.insert(arena_.end(), key.begin(), key.end());
 }
 
+void EntryBatch::append(EntryBatch&& other) {
+  if (items_.empty()) {
+    arena_ = std::move(other.arena_);
+    items_ = std::move(other.items_);
+  } else {
+    const uint64_t base = arena_.size();
+    arena_.insert(arena_.end(), other.arena_.begin(), other.arena_.end());
+    const size_t first = items_.size();
+    items_.insert(items_.end(), other.items_.begin(), other.items_.end());
+    for (size_t i = first; i < items_.size(); ++i) items_[i].offset += base;
+  }
+  other.arena_.clear();
+  other.items_.clear();
+}
+
+void EntryBatch::permute(const std::vector<uint64_t>& order) {
+  const size_t n = items_.size();
+  std::vector<Item> items(n);
+  uint64_t at = 0;
+  for (size_t i = 0; i < n; ++i) {
+    items[i] = items_[order[i]];
+    items[i].offset = at;
+    at += items[i].length;
+  }
+  std::vector<uint8_t> arena(at);
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 8192),
+                    [&](const tbb::blocked_range<size_t>& r) {
+                      for (size_t i = r.begin(); i < r.end(); ++i) {
+                        const Item& old = items_[order[i]];
+                        if (old.length != 0) {
+                          std::memcpy(arena.data() + items[i].offset, arena_.data() + old.offset,
+                                      old.length);
+                        }
+                      }
+                    });
+  arena_.swap(arena);
+  items_.swap(items);
+}
+
 void EntryBatch::reserve(size_t entries, size_t key_bytes) {
   items_.reserve(entries);
   arena_.reserve(key_bytes);

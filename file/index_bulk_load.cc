@@ -128,12 +128,21 @@ IndexInfo bulk_load_from(IndexFile& self, IndexFile::Impl& im, const IndexDefini
     opt.index_id = static_cast<uint8_t>(slot % 256);
     opt.layout = def.layout;
     opt.descending = desc;
+    opt.threads = im.build_threads;
     // Straight into the file: no committed page refers to pages beyond the bound yet.
-    FastLoader loader(
-        opt, [&](uint32_t page_no, uint8_t* page) { im.file.write_direct(page_no, page); });
-    for (const auto& it : items) loader.add(entries.key(it), it.recno);
-    if (sorted) feed_sorted_entries(def, max_key, ps, *sorted, loader);
-    uint32_t root = loader.finish();
+    // Page number and checksum stamped on the coding threads (FastLoader::build).
+    opt.prepare = [&](uint32_t page_no, uint8_t* page) { im.file.stamp(page_no, page); };
+    FastLoader loader(opt, [&](uint32_t page_no, uint8_t* page) {
+      im.file.write_direct_stamped(page_no, page);
+    });
+    uint32_t root = 0;
+    if (sorted) {  // a stream in index order (bounded-memory load): the serial path
+      for (const auto& it : items) loader.add(entries.key(it), it.recno);
+      feed_sorted_entries(def, max_key, ps, *sorted, loader);
+      root = loader.finish();
+    } else {
+      root = loader.build(entries);  // btree/bulk_build_parallel.cc
+    }
     im.file.sync();
 
     // 3. Commit: index root page, then header.

@@ -212,6 +212,8 @@ IndexStats IndexFile::analyze(const std::string& name,
   }
 }
 
+void IndexFile::set_build_threads(uint32_t threads) { impl_->build_threads = threads; }
+
 void IndexFile::set_cache_frames(size_t frames) {
   if (impl_->pool) throw UsageError("the buffer pool exists already: set its size before tree()");
   if (frames < BufferPool::kMinFrames) {

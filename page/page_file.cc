@@ -207,9 +207,13 @@ void PageFile::write(uint32_t page_no, uint8_t* page) {
 }
 
 void PageFile::write_direct(uint32_t page_no, uint8_t* page) {
+  stamp(page_no, page);
+  pwrite_page(page_no, page);
+}
+
+void PageFile::stamp(uint32_t page_no, uint8_t* page) const {
   put_u32(page + 12, page_no);
   put_u32(page + 4, page_checksum(page, page_size_));
-  pwrite_page(page_no, page);
 }
 
 void PageFile::pwrite_page(uint32_t page_no, const uint8_t* page) {

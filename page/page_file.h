@@ -63,6 +63,11 @@ class PageFile {
   /// Like write() but always into the file itself, bypassing the log: only for pages that
   /// no committed page refers to (new pages beyond the committed page count). Throws IoError.
   void write_direct(uint32_t page_no, uint8_t* page);
+  /// write_direct of a page stamp() has prepared (maybe on another thread). Throws IoError.
+  void write_direct_stamped(uint32_t page_no, const uint8_t* page) { pwrite_page(page_no, page); }
+  /// What write_direct sets in a page before writing it: the page number (bytes 12..15) and
+  /// the checksum (bytes 4..7, page/page_header.h). Thread-safe (touches only `page`).
+  void stamp(uint32_t page_no, uint8_t* page) const;
   /// fdatasync of the file itself. Throws IoError.
   void sync();
   /// ftruncate of the file itself to `pages` pages. Throws IoError.

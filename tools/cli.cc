@@ -53,6 +53,7 @@ struct LoadArgs {
   uint32_t page_size = 0;
   size_t recno_column = 0;
   std::string memory, temp_dir;  // --memory, --temp-dir (tools/load_pipeline.h)
+  uint32_t threads = 0;          // --threads: 0 = hardware_concurrency
 };
 
 struct StatArgs {
@@ -172,6 +173,7 @@ void run_load(const LoadArgs& a, std::ostream& err) {
   source.column = a.columns.empty() ? 1 : a.columns[0];
   if (def.compound()) source.columns = a.columns;
   source.recno_column = a.recno_column;
+  source.threads = a.threads;
   LoadLimits limits;
   limits.memory = a.memory.empty() ? default_load_memory() : parse_memory_size(a.memory);
   limits.temp_dir = a.temp_dir;
@@ -339,6 +341,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   load->add_option("--temp-dir", load_args.temp_dir,
                    "Directory of the temporary run file (default: the index file's); the file "
                    "has no name and vanishes with the process");
+  load->add_option("--threads", load_args.threads,
+                   "Threads for building (default: the machine's hardware threads); the index "
+                   "is the same at any count")
+      ->check(CLI::Range(1u, 1024u));
   load->add_flag("--append", load_args.append,
                  "Insert into the existing index instead (all-or-nothing, durable at exit)");
   load->callback([&load_args, load] {

@@ -161,8 +161,14 @@ InputError::InputError(const std::string& file, uint64_t line, const std::string
 CsvReader::CsvReader(std::unique_ptr<ByteSource> source, std::string name)
     : source_(std::move(source)), name_(std::move(name)), buf_(kInitialBuffer) {}
 
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path) { return open_source(path); }
+
 CsvReader::CsvReader(const std::string& path)
     : CsvReader(open_source(path), path) {}
+
+CsvReader CsvReader::from_source(std::unique_ptr<ByteSource> source, const std::string& name) {
+  return CsvReader(std::move(source), name);
+}
 
 CsvReader CsvReader::from_string(std::string_view text, const std::string& name) {
   return CsvReader(std::make_unique<StringSource>(text), name);

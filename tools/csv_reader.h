@@ -35,6 +35,10 @@ class ByteSource {
   virtual size_t read(char* buf, size_t n) = 0;
 };
 
+/// The ByteSource CsvReader(path) reads: standard input for "-" (zstd-compressed if it
+/// starts with a zstd frame), a ".zst" file decompressed, else the file. Throws InputError.
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path);
+
 /// Reads CSV records. Rules (RFC 4180): fields separated by ',', records by "\n" or "\r\n";
 /// a field starting with '"' is quoted: it may hold commas, newlines and "" (one quote), and
 /// must be followed by ',' or the record end. An empty unquoted field is NULL; a quoted empty
@@ -46,6 +50,8 @@ class CsvReader {
   /// input (zstd-compressed if it starts with a zstd frame; messages name it "<stdin>").
   /// Throws InputError ("<path>: cannot open: <strerror>").
   explicit CsvReader(const std::string& path);
+  /// Reads from `source`; `name` is the file name used in messages.
+  static CsvReader from_source(std::unique_ptr<ByteSource> source, const std::string& name);
   /// Reads from `text` (copied); `name` is the file name used in messages.
   static CsvReader from_string(std::string_view text, const std::string& name);
   CsvReader(CsvReader&&) noexcept;
@@ -74,6 +80,9 @@ class CsvReader {
   /// column <column + 1>: field longer than <max_bytes> bytes (<why>): starts '<its first
   /// 80 bytes, non-printable ones as \xNN>'". Other columns are bounded by the record limit.
   void limit_field(size_t column, size_t max_bytes, std::string why);
+  /// Numbers the input's first line `line` instead of 1 (a chunk of a larger input,
+  /// tools/csv_parallel.h). Only before the first next().
+  void set_first_line(uint64_t line) { next_line_ = line; }
   /// Refuses a record longer than `max_bytes` (default kMaxRecordBytes) the same way.
   void limit_record(size_t max_bytes) { max_record_ = max_bytes; }
 

@@ -252,6 +252,7 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
   }
 
   if (file) {
+    file->set_build_threads(source.threads);
     IndexInfo info = load.build(*file);
     line.message(fmt::format("pbtree: built index {} ({} entries)\n", def.name, rows));
     return info;
@@ -259,7 +260,10 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
   // A new file: built whole under a temporary name and moved into place only then
   // (file/file_create.h), so a failed or killed load leaves no file at db_path.
   IndexInfo info;
-  if (!create_file_with(db_path, page_size, [&](IndexFile& f) { info = load.build(f); })) {
+  if (!create_file_with(db_path, page_size, [&](IndexFile& f) {
+        f.set_build_threads(source.threads);
+        info = load.build(f);
+      })) {
     throw UsageError(fmt::format(
         "{}: created by another process during this load: left as it is, nothing loaded",
         db_path));

@@ -32,6 +32,10 @@ struct ColumnSource {
   std::vector<size_t> columns;
   /// Record number of the 0-based data row `row` when recno_column is 0; nullptr: row itself.
   uint64_t (*recno_of_row)(uint64_t row) = nullptr;
+  /// Threads of load_index_file's parsing (tools/csv_parallel.h) and leaf building
+  /// (IndexFile::set_build_threads); 0: std::thread::hardware_concurrency(). Never changes
+  /// the result.
+  uint32_t threads = 0;
 };
 
 /// Where a read in chunks (read_entry_chunk) stands between two calls.

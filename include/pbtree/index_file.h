@@ -29,6 +29,12 @@ class EntryBatch {
   void add(std::span<const uint8_t> key, uint64_t recno, uint64_t tag);
   size_t size() const { return items_.size(); }
   void reserve(size_t entries, size_t key_bytes);
+  /// Appends every entry of `other` in its order (keys copied, `other` left empty).
+  void append(EntryBatch&& other);
+  /// Reorders the entries: entry i becomes the old entry order[i] (`order` a permutation of
+  /// 0..size()-1), and lays the keys out in the new order (so walking the entries reads the
+  /// keys sequentially). Parallel (oneTBB).
+  void permute(const std::vector<uint64_t>& order);
 
   struct Item {
     uint64_t offset;  ///< into arena
@@ -175,6 +181,9 @@ class IndexFile {
   /// Frames of the buffer pool behind tree(); default BufferPool::kDefaultBytes worth. Only
   /// before the first tree() call (UsageError after).
   void set_cache_frames(size_t frames);
+  /// Threads bulk_load builds leaf pages on (0, the default: std::thread::hardware_concurrency).
+  /// The file's bytes are the same at any count.
+  void set_build_threads(uint32_t threads);
   /// commit()'s former name. Makes every change through tree() durable. The previous checkpoint's batch
   /// goes into the file if the log still holds it; then the dirty pages, the index root page
   /// (if a root changed), the freed pages (as free-list pages) and the header (checkpoint
