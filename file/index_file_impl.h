@@ -33,8 +33,8 @@ struct IndexFile::Impl {
   std::unique_ptr<FileAllocator> allocator;
   std::map<std::string, std::unique_ptr<BTree>> trees;
   bool dirty = false;    // roots or page count changed since the last flush
-  uint32_t build_threads = 0;  // set_build_threads; 0: hardware_concurrency
   CheckpointStats last;  // the last checkpoint's cost (from the header until one runs here)
+  uint32_t build_threads = 0;  // set_build_threads; 0: hardware_concurrency
 
   // Checkpoint: the log's pages plus a new header (counter + 1, page count, cost counters)
   // go into the file. `extra_pages` were written straight into the file beforehand (bulk
