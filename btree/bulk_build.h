@@ -26,6 +26,7 @@
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
+#include "node/page_builder.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
 #include <pbtree/index_file.h>
@@ -77,12 +78,23 @@ class FastLoader {
   /// Levels of the tree (depth).
   uint32_t depth() const { return static_cast<uint32_t>(levels_.size()); }
 
- private:
-  struct Jump {
-    uint32_t offset;  // node start, without the jump table
-    uint32_t prefix;
-    std::vector<uint8_t> data;
+  /// What differs between the layouts when filling pages (every other rule, the compact
+  /// layout's explicit jump targets included, is the page builder's: node/page_builder.h).
+  struct FillPolicy {
+    /// A non-leaf page that is not its level's only page leaves page_size / divisor more
+    /// bytes free (0: no such rule; the level's first page is then never held back and
+    /// refilled).
+    uint32_t nonleaf_free_divisor;
+    /// Ascending leaf separators are suffix-truncated (compact).
+    bool truncate_separators;
   };
+  static const FillPolicy& fill_policy(NodeLayout layout);
+  /// Bytes a page may fill (PageBuilder::set_limit): page_size - 6 on leaves, page_size - 10
+  /// on non-leaf pages (BTN_LEAF_SIZE, BTN_PAGE_SIZE of Firebird's btn.h), less the non-leaf
+  /// free space of fill_policy(layout) if `nonleaf_free` (a level of several pages).
+  static uint32_t fill_limit(NodeLayout layout, uint32_t page_size, bool leaf, bool nonleaf_free);
+
+ private:
   struct PendingNode {
     std::vector<uint8_t> key;
     uint64_t recno;
@@ -92,39 +104,13 @@ class FastLoader {
     std::vector<uint8_t> page;
     uint32_t page_no = 0;
     uint32_t left_sibling = 0;
-    uint32_t length = 0;  // bytes written, header included, jump table excluded
-    uint32_t prefix_total = 0;
-    std::vector<uint8_t> key;  // full key of the last node written
-    uint32_t last_offset = 0;
-    uint64_t last_recno = 0;
-    uint32_t last_child = 0;
-    uint32_t last_prefix = 0;
-    uint32_t new_area = 0;
-    uint32_t jump_total = 0;
-    std::vector<Jump> jumps;
-    std::vector<uint8_t> jump_key;
-    std::vector<uint8_t> prev_key;  // full key of the node before the last
-    uint32_t nodes = 0;             // nodes on the page
+    PageBuilder builder;  // the page being filled (node/page_builder.h)
     // Non-leaf level still on its first page, filled as Firebird's (it may stay the only
     // page: the root); `pending` holds that page's nodes, degenerate first, to refill it
     // with free space once the level needs a second page.
     bool undecided = false;
     std::vector<PendingNode> pending;
   };
-
-  // What differs between the layouts when filling pages; every other rule is shared.
-  struct FillPolicy {
-    // A non-leaf page that is not its level's only page leaves page_size / divisor more bytes
-    // free (0: no such rule; the level's first page is then never held back and refilled).
-    uint32_t nonleaf_free_divisor;
-    // Jump targets, first nodes and END_BUCKET are coded in explicit form (compact): the fit
-    // test uses the END_BUCKET size, and a jump target is chosen before coding the node, by
-    // its start. Otherwise (Firebird) after coding it, by its end.
-    bool explicit_targets;
-    // Ascending leaf separators are suffix-truncated (compact).
-    bool truncate_separators;
-  };
-  static const FillPolicy& fill_policy(NodeLayout layout);
 
   void start_page(Level& level, uint32_t left_sibling);
   // Starts the first page of a non-leaf level with its degenerate node -> first_child.

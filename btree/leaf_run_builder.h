@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "node/btree_page.h"
+#include "node/page_builder.h"
 #include "node/page_image.h"
 
 namespace pbtree {
@@ -29,8 +30,9 @@ class LevelRunBuilder {
     NodeLayout layout = NodeLayout::Firebird;
     bool descending = false;  ///< compact: descending leaf separators are not truncated
     uint8_t level = 0;        ///< btr_level of the pages (0 = leaf)
-    /// Non-leaf pages leave page_size / 8 more bytes free (Firebird layout's rule for a level
-    /// of several pages, btree/bulk_build.h); ignored on leaves and on compact pages.
+    /// Non-leaf pages leave the non-leaf free space of FastLoader::fill_policy (Firebird
+    /// layout: page_size / 8, its rule for a level of several pages, btree/bulk_build.h);
+    /// ignored on leaves and on compact pages.
     bool nonleaf_free = true;
   };
   /// One finished page: page_size bytes with its header written (btr_sibling and
@@ -59,37 +61,18 @@ class LevelRunBuilder {
   uint32_t pages() const { return pages_; }
 
  private:
-  struct Jump {
-    uint32_t offset;
-    uint32_t prefix;
-    std::vector<uint8_t> data;
-  };
   void start_page();
   void close_page();
-  // Room for a node that must still fit with the page closable.
-  uint32_t limit() const;
   // Cuts the last node written into the END_BUCKET copy of the next page and starts that page
   // with it (fast_load's page break).
   void break_page();
 
   Options o_;
-  bool explicit_targets_;
   bool truncate_;
-  uint32_t nonleaf_extra_;
   PageSink sink_;
   uint32_t pages_ = 0;
   Page cur_;
-  uint32_t length_ = 0;
-  uint32_t prefix_total_ = 0;
-  std::vector<uint8_t> key_, prev_key_, jump_key_;
-  uint32_t last_offset_ = 0;
-  uint64_t last_recno_ = 0;
-  uint32_t last_child_ = 0;
-  uint32_t last_prefix_ = 0;
-  uint32_t new_area_ = 0;
-  uint32_t jump_total_ = 0;
-  uint32_t nodes_ = 0;
-  std::vector<Jump> jumps_;
+  PageBuilder builder_;  // the page being filled (node/page_builder.h)
 };
 
 }  // namespace pbtree

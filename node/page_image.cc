@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "node/jump_table.h"
+#include "node/page_builder.h"
 #include "node/node.h"
 #include "util/bytes.h"
 #include "node/node_internal.h"
@@ -87,86 +88,33 @@ uint32_t encode_page(const BtreePageImage& image, uint8_t* page, uint32_t page_s
 
 uint32_t encode_page(const BtreeHeader& header, std::span<const PageEntry> entries,
                      const PageEntry* end_bucket, uint8_t* page, uint32_t page_size) {
-  const bool leaf = header.level == 0;
-  const uint32_t interval = header.jump_interval;
-  // Node area first (relative offsets, in a per-thread buffer kept between calls), then the
-  // jump table in front of it.
+  // Nodes first into a per-thread area kept between calls (the page is written only once the
+  // whole page is known to fit), jump nodes by JumpPlan's rule.
   thread_local std::vector<uint8_t> node_area;
+  thread_local PageBuilder builder;
   if (node_area.size() < page_size) node_area.resize(page_size);
-  uint8_t* nodes = node_area.data();
-  uint32_t nodes_size = 0;
-  struct Jump {
-    uint32_t rel;         // node start within the node area
-    uint32_t entry;       // index into entries
-    uint32_t key_length;  // the node's prefix
-  };
-  std::array<Jump, 255> jumps;
-  size_t jump_count = 0;
-  JumpPlan plan(interval);
-  uint32_t prefix_total = 0;
-  uint8_t buf[kMaxNodeKeyField + 32];
-  std::span<const uint8_t> prev;
-  const bool compact = header.layout == NodeLayout::Compact;
-  NodeContext ctx;
-  bool have_ctx = false;
-  auto add = [&](const PageEntry& e, NodeKind kind, uint32_t index) -> bool {
-    uint32_t prefix = static_cast<uint32_t>(common_prefix(prev, e.key));
-    NodeFields f{kind, e.recno, e.page_number, prefix,
-                 std::span<const uint8_t>(e.key).subspan(prefix)};
-    uint32_t rel = nodes_size;
-    bool target = plan.target(rel, kind == NodeKind::Entry, static_cast<uint32_t>(jump_count));
-    uint32_t n = compact ? encode_compact_node(f, leaf, have_ctx && !target ? &ctx : nullptr, buf)
-                         : encode_node(f, leaf, buf);
-    if (rel + n + kBtreeHeaderSize > page_size) return false;
-    std::memcpy(nodes + nodes_size, buf, n);
-    nodes_size += n;
-    prefix_total += prefix;
-    if (target) {
-      jumps[jump_count++] = Jump{rel, index, prefix};
-      plan.next();
-    }
-    prev = e.key;
-    ctx = NodeContext{static_cast<uint32_t>(e.key.size()), e.recno};
-    have_ctx = true;
-    return true;
-  };
-  for (uint32_t i = 0; i < entries.size(); ++i) {
-    if (!add(entries[i], NodeKind::Entry, i)) return 0;
+  PageBuilder& b = builder;
+  b.reset(page_size, header.jump_interval, header.layout, header.level == 0);
+  b.start(node_area.data());
+  JumpPlan plan(header.jump_interval);
+  for (const PageEntry& e : entries) {
+    const bool target = plan.target(b.length() - kBtreeHeaderSize, true, b.jump_count());
+    if (!b.append(e.key, e.recno, e.page_number, NodeKind::Entry, target)) return 0;
+    if (target) plan.next();
   }
   if (end_bucket) {
-    if (!add(*end_bucket, NodeKind::EndBucket, 0)) return 0;
+    if (!b.append(end_bucket->key, end_bucket->recno, end_bucket->page_number,
+                  NodeKind::EndBucket, false)) {
+      return 0;
+    }
   } else {
-    if (nodes_size + 1 + kBtreeHeaderSize > page_size) return 0;
-    nodes[nodes_size++] = compact ? kCompactEndLevel : static_cast<uint8_t>(NodeFlag::EndLevel) << 5;
+    if (b.length() + 1 > page_size) return 0;
+    b.append_end_level();
   }
-  // Jump table.
-  uint32_t jump_size = 0;
-  std::span<const uint8_t> prev_jump;
-  std::array<uint32_t, 255> jump_prefix;
-  for (size_t j = 0; j < jump_count; ++j) {
-    std::span<const uint8_t> jk(entries[jumps[j].entry].key.data(), jumps[j].key_length);
-    jump_prefix[j] = static_cast<uint32_t>(common_prefix(prev_jump, jk));
-    jump_size += jump_node_size(jump_prefix[j], jumps[j].key_length - jump_prefix[j]);
-    prev_jump = jk;
-  }
-  uint64_t length = uint64_t{kBtreeHeaderSize} + jump_size + nodes_size;
+  const uint32_t length = b.closed_length();
   if (length > page_size || length > 0xFFFF) return 0;
-  std::memset(page, 0, page_size);
-  uint32_t first = kBtreeHeaderSize + jump_size;
-  uint32_t pos = kBtreeHeaderSize;
-  for (size_t j = 0; j < jump_count; ++j) {
-    std::span<const uint8_t> jk(entries[jumps[j].entry].key.data(), jumps[j].key_length);
-    pos += encode_jump_node(jump_prefix[j], jk.subspan(jump_prefix[j]),
-                            static_cast<uint16_t>(first + jumps[j].rel), page + pos);
-  }
-  std::memcpy(page + first, nodes, nodes_size);
-  BtreeHeader h = header;
-  h.length = static_cast<uint16_t>(length);
-  h.prefix_total = prefix_total;
-  h.jump_size = static_cast<uint16_t>(jump_size);
-  h.jump_count = static_cast<uint8_t>(jump_count);
-  write_btree_header(page, h);
-  return static_cast<uint32_t>(length);
+  b.close(page, header);
+  return length;
 }
 
 }  // namespace pbtree
