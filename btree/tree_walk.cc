@@ -1,4 +1,5 @@
-// TreeWalk (btree/tree_walk.h): level by level, left to right, every page checked once.
+// TreeWalk (btree/tree_walk.h): level by level, left to right, every page checked once; or by
+// the child lists, the visitor checking.
 #include "btree/tree_walk.h"
 
 #include <fmt/format.h>
@@ -65,6 +66,17 @@ BtreeHeader TreeWalk::run(const Visit& visit) {
     leftmost = next_leftmost;
   }
   return root;
+}
+
+void TreeWalk::by_children(uint32_t root_page, const ChildVisit& visit) {
+  std::vector<uint32_t> level{root_page};
+  for (uint32_t depth = 0; !level.empty(); ++depth) {
+    std::vector<uint32_t> children;
+    for (size_t k = 0; k < level.size(); ++k) {
+      visit(Step{level[k], depth, k, k + 1 < level.size() ? level[k + 1] : 0}, children);
+    }
+    level = std::move(children);
+  }
 }
 
 }  // namespace pbtree

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "btree/tree_walk.h"
 #include <pbtree/index_file.h>
 #include "node/btree_page.h"
 #include "node/jump_table.h"
@@ -66,75 +67,77 @@ IndexFigures walk_index(const std::string& db, const IndexInfo& info, const Inde
   } catch (const std::exception&) {
     decode_keys = false;
   }
-  std::vector<uint32_t> level{info.root_page};
   std::optional<PageEntry> prev;  // previous leaf entry along the level
   int expected_level = -1;
-  while (!level.empty()) {
-    std::vector<uint32_t> next;
-    for (uint32_t p : level) {
-      if (p < 2 || p >= page_count) {
-        report(p, fmt::format("page number outside the file's b-tree pages 2..{}", page_count - 1));
-        continue;
-      }
-      if (owner[p] != 0) {
-        const IndexInfo* other = nullptr;
-        for (const IndexInfo& i : all) {
-          if (i.id + 1 == owner[p]) other = &i;
-        }
-        report(p, fmt::format("reachable twice (also from index {})",
-                              other ? other->def.name : std::string("?")));
-        continue;
-      }
-      owner[p] = info.id + 1;
-      ++fig.pages;
-      progress.add();
-      BtreePageImage img;
-      try {
-        file.read_page(p, buf.data(), static_cast<uint8_t>(PageType::Btree));
-        img = decode_page(buf.data(), ps);
-      } catch (const std::exception& e) {
-        violations.push_back(fmt::format("index {}: {}", info.def.name, e.what()));
-        continue;
-      }
-      if (img.header.index_id != static_cast<uint8_t>(info.id % 256)) {
-        report(p, fmt::format("btr_id {} but the index id is {}", img.header.index_id, info.id));
-      }
-      if (expected_level < 0) expected_level = img.header.level;
-      if (img.header.level != expected_level) {
-        report(p, fmt::format("level {} where {} expected", img.header.level, expected_level));
-      }
-      if (BtreePage(buf.data()).released()) report(p, "released page still in the tree");
-      if (img.header.level > 0) {
-        for (const PageEntry& e : img.entries) next.push_back(e.page_number);
-        continue;
-      }
-      if (decode_keys) check_leaf_keys(db, info, buf.data(), ps, violations);
-      for (size_t i = 0; i < img.entries.size(); ++i) {
-        const PageEntry& e = img.entries[i];
-        ++fig.entries;
-        if (prev) {
-          int c = compare_keys(prev->key, e.key, desc);
-          if (c > 0) {
-            report(p, fmt::format("entry {}: key out of order", i));
-          } else if (c == 0 && e.recno == prev->recno) {
-            report(p, fmt::format("entry {}: duplicate entry (record number {} twice for one key)",
-                                  i, e.recno));
-          } else if (c == 0 && e.recno < prev->recno) {
-            report(p,
-                   fmt::format("entry {}: record numbers of equal keys not ascending ({} after {})",
-                               i, e.recno, prev->recno));
-          } else if (c == 0 && info.def.unique && e.key != null) {
-            report(p, fmt::format("entry {}: unique index holds an equal key twice (records {} "
-                                  "and {})",
-                                  i, prev->recno, e.recno));
-          }
-        }
-        prev = e;
-      }
+  uint32_t depth = 0;
+  // The pages in the order their parents list them (TreeWalk::by_children): a page that
+  // cannot be read lists no children, and the walk goes on with the next.
+  TreeWalk::by_children(info.root_page, [&](const TreeWalk::Step& s, std::vector<uint32_t>& next) {
+    const uint32_t p = s.page_no;
+    if (s.depth != depth) {
+      depth = s.depth;
+      --expected_level;
     }
-    level = std::move(next);
-    --expected_level;
-  }
+    if (p < 2 || p >= page_count) {
+      report(p, fmt::format("page number outside the file's b-tree pages 2..{}", page_count - 1));
+      return;
+    }
+    if (owner[p] != 0) {
+      const IndexInfo* other = nullptr;
+      for (const IndexInfo& i : all) {
+        if (i.id + 1 == owner[p]) other = &i;
+      }
+      report(p, fmt::format("reachable twice (also from index {})",
+                            other ? other->def.name : std::string("?")));
+      return;
+    }
+    owner[p] = info.id + 1;
+    ++fig.pages;
+    progress.add();
+    BtreePageImage img;
+    try {
+      file.read_page(p, buf.data(), static_cast<uint8_t>(PageType::Btree));
+      img = decode_page(buf.data(), ps);
+    } catch (const std::exception& e) {
+      violations.push_back(fmt::format("index {}: {}", info.def.name, e.what()));
+      return;
+    }
+    if (img.header.index_id != static_cast<uint8_t>(info.id % 256)) {
+      report(p, fmt::format("btr_id {} but the index id is {}", img.header.index_id, info.id));
+    }
+    if (expected_level < 0) expected_level = img.header.level;
+    if (img.header.level != expected_level) {
+      report(p, fmt::format("level {} where {} expected", img.header.level, expected_level));
+    }
+    if (BtreePage(buf.data()).released()) report(p, "released page still in the tree");
+    if (img.header.level > 0) {
+      for (const PageEntry& e : img.entries) next.push_back(e.page_number);
+      return;
+    }
+    if (decode_keys) check_leaf_keys(db, info, buf.data(), ps, violations);
+    for (size_t i = 0; i < img.entries.size(); ++i) {
+      const PageEntry& e = img.entries[i];
+      ++fig.entries;
+      if (prev) {
+        int c = compare_keys(prev->key, e.key, desc);
+        if (c > 0) {
+          report(p, fmt::format("entry {}: key out of order", i));
+        } else if (c == 0 && e.recno == prev->recno) {
+          report(p, fmt::format("entry {}: duplicate entry (record number {} twice for one key)",
+                                i, e.recno));
+        } else if (c == 0 && e.recno < prev->recno) {
+          report(p,
+                 fmt::format("entry {}: record numbers of equal keys not ascending ({} after {})",
+                             i, e.recno, prev->recno));
+        } else if (c == 0 && info.def.unique && e.key != null) {
+          report(p, fmt::format("entry {}: unique index holds an equal key twice (records {} "
+                                "and {})",
+                                i, prev->recno, e.recno));
+        }
+      }
+      prev = e;
+    }
+  });
   return fig;
 }
 
