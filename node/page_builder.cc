@@ -39,7 +39,7 @@ void PageBuilder::reset(uint32_t page_size, uint16_t jump_interval, NodeLayout l
   start(nullptr);
 }
 
-void PageBuilder::start(uint8_t* area) {
+void PageBuilder::clear_page(uint8_t* area) {
   area_ = area;
   if (area_ != nullptr) std::memset(area_, 0, page_size_);
   length_ = kBtreeHeaderSize;
@@ -47,6 +47,13 @@ void PageBuilder::start(uint8_t* area) {
   jump_total_ = 0;
   jump_count_ = 0;
   new_area_ = kBtreeHeaderSize + interval_;
+  jump_key_.clear();
+  jumps_.clear();
+  jump_bytes_.clear();
+}
+
+void PageBuilder::start(uint8_t* area) {
+  clear_page(area);
   nodes_ = 0;
   last_offset_ = kBtreeHeaderSize;
   last_prefix_ = 0;
@@ -55,22 +62,10 @@ void PageBuilder::start(uint8_t* area) {
   last_end_size_ = 0;
   key_.clear();
   prev_key_.clear();
-  jump_key_.clear();
-  jumps_.clear();
-  jump_bytes_.clear();
 }
 
 void PageBuilder::restart(uint8_t* area) {
-  area_ = area;
-  if (area_ != nullptr) std::memset(area_, 0, page_size_);
-  length_ = kBtreeHeaderSize;
-  prefix_total_ = 0;
-  jump_total_ = 0;
-  jump_count_ = 0;
-  new_area_ = kBtreeHeaderSize + interval_;
-  jump_key_.clear();
-  jumps_.clear();
-  jump_bytes_.clear();
+  clear_page(area);
   // The last node (key_, last_recno_, last_child_) becomes the first, in full.
   const NodeFields first{NodeKind::Entry, last_recno_, last_child_, 0, key_};
   put(first, nullptr, 0);

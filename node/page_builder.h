@@ -122,6 +122,8 @@ class PageBuilder {
   uint32_t last_child() const { return last_child_; }
 
  private:
+  // An empty page in `area` (nodes and last-node state kept).
+  void clear_page(uint8_t* area);
   // Codes `f` at the end (explicit if ctx is null) and makes it the last node.
   void put(const NodeFields& f, const NodeContext* ctx, uint32_t measured);
   void add_jump(uint32_t offset, std::span<const uint8_t> jump_key, uint32_t jp);
