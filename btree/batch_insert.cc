@@ -50,20 +50,8 @@ IndexNode BatchMerge::node_key_at(const uint8_t* page, uint32_t offset, std::vec
 
 uint32_t BatchMerge::descend(std::span<const uint8_t> key, uint64_t recno, std::vector<uint32_t>& path,
                  bool& bounded, std::vector<uint8_t>& bound, uint64_t& bound_recno) {
-  uint32_t p = t.root();
-  path.clear();
   bounded = false;
-  for (;;) {
-    PageRef ref = t.pool_.pin(p);
-    const uint8_t* d = ref.data();
-    if (!live_btree_page(d, -1)) corrupt_page(d, "not a live b-tree page");
-    const int level = BtreePage(d).level();
-    if (path.empty()) path.assign(level + 1, 0);
-    if (level >= static_cast<int>(path.size()) || path[level] != 0) {
-      corrupt_page(d, fmt::format("unexpected level {}", level));
-    }
-    path[level] = p;
-    if (level == 0) return p;
+  return descend_for_write(t, path, [&](const uint8_t* d) {
     PageFind f = find_in_page(d, ps, key, desc, recno, FindMode::UpperBound);
     if (f.beyond_end_bucket || f.prev_offset == 0) {
       corrupt_page(d, "key outside the page on the writer's path");
@@ -73,8 +61,8 @@ uint32_t BatchMerge::descend(std::span<const uint8_t> key, uint64_t recno, std::
     IndexNode b = node_key_at(d, f.offset, bound);
     bounded = !b.is_end_level();
     bound_recno = b.recno;
-    p = n.page_number;
-  }
+    return n.page_number;
+  });
 }
 
 void BatchMerge::check_in_leaf(const uint8_t* d, size_t i) {

@@ -52,6 +52,30 @@ inline IndexNode node_after(const uint8_t* page, uint32_t limit, uint32_t pos, b
   return decode_node(page, limit, pos, leaf, &ctx);
 }
 
+// A writer's descent to the leaf of a key (TreeWriter::descend, BatchMerge::descend): from
+// `root` down, each page pinned and checked live, its number recorded in path[level] (path
+// sized by the root's level); on a non-leaf page `child(page)` picks the page to go to. Returns
+// the leaf's number. Throws CorruptError on a page that is not a live b-tree page or of an
+// unexpected level, and what `child` throws.
+template <typename Child>
+uint32_t descend_for_write(const BTree& tree, std::vector<uint32_t>& path, Child&& child) {
+  uint32_t p = tree.root();
+  path.clear();
+  for (;;) {
+    PageRef ref = tree.pool().pin(p);
+    const uint8_t* d = ref.data();
+    if (!live_btree_page(d, -1)) corrupt_page(d, "not a live b-tree page");
+    const int level = BtreePage(d).level();
+    if (path.empty()) path.assign(level + 1, 0);
+    if (level >= static_cast<int>(path.size()) || path[level] != 0) {
+      corrupt_page(d, fmt::format("unexpected level {}", level));
+    }
+    path[level] = p;
+    if (level == 0) return p;
+    p = child(d);
+  }
+}
+
 // Decodes the leaf or non-leaf node at `offset` of `page` and rebuilds its full key into `key`,
 // starting from the last jump node at or before it (so only one jump area is decoded).
 IndexNode node_with_key(const uint8_t* page, uint32_t page_size, uint32_t offset,

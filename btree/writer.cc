@@ -100,27 +100,15 @@ static void check_writer_leaf(const BtreePageImage& img, uint32_t leaf,
 
 // Leaf descent for (key, recno): fills path.
 uint32_t TreeWriter::descend(std::span<const uint8_t> key, uint64_t recno) {
-  uint32_t p = t.root();
-  path.clear();
-  for (;;) {
-    PageRef ref = t.pool_.pin(p);
-    const uint8_t* d = ref.data();
-    if (!live_btree_page(d, -1)) corrupt_page(d, "not a live b-tree page");
-    const int level = BtreePage(d).level();
-    if (path.empty()) path.assign(level + 1, 0);
-    if (level >= static_cast<int>(path.size()) || path[level] != 0) {
-      corrupt_page(d, fmt::format("unexpected level {}", level));
-    }
-    path[level] = p;
-    if (level == 0) return p;
+  return descend_for_write(t, path, [&](const uint8_t* d) {
     PageFind f = find_in_page(d, ps, key, t.def_.descending, recno, FindMode::UpperBound);
     if (f.beyond_end_bucket) corrupt_page(d, "key beyond the END_BUCKET copy on the writer's path");
     const bool at_prev = f.prev_offset != 0;
     IndexNode n = decode_node_fast(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset, false,
                                    at_prev ? f.prev_context() : f.offset_context());
     if (n.is_marker()) corrupt_page(d, "non-leaf page without entries");
-    p = n.page_number;
-  }
+    return n.page_number;
+  });
 }
 
 void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
