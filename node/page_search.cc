@@ -12,6 +12,7 @@
 #include <pbtree/keys.h>
 #include "node/jump_table.h"
 #include "node/node_internal.h"
+#include "node/node_quick.h"
 #include "node/page_search_internal.h"
 
 namespace pbtree {
@@ -184,9 +185,7 @@ PageFind scan_nodes(const uint8_t* page, uint32_t limit, bool leaf, std::span<co
     return !recno.has_value() || node_recno <= *recno;
   };
   auto node_at = [&](uint32_t off, const NodeContext* c) {
-    IndexNode n;
-    if (!try_decode_node(page, limit, off, leaf, n)) n = decode_node(page, limit, off, leaf, c);
-    return n;
+    return decode_node_quick(page, limit, off, leaf, c);
   };
   PageFind result;
   uint32_t pos = st.pos;
