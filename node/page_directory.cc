@@ -32,8 +32,8 @@ inline void store_head(uint64_t head, uint8_t* out) {
   std::memcpy(out, &v, 8);
 }
 
-inline IndexNode node_at(const uint8_t* page, uint32_t limit, uint32_t off, bool leaf,
-                         const NodeContext* c) {
+[[gnu::always_inline]] inline IndexNode node_at(const uint8_t* page, uint32_t limit,
+                                                uint32_t off, bool leaf, const NodeContext* c) {
   return decode_node_quick(page, limit, off, leaf, c);
 }
 
