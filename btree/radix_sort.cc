@@ -64,6 +64,7 @@ class Sorter {
     std::vector<uint64_t> order(n);
     for (size_t i = 0; i < n; ++i) order[i] = recs[i].index;
     std::vector<Rec>().swap(recs);
+    std::vector<Rec>().swap(tmp_);  // permute's new items and keys take their room
     entries_.permute(order);  // keys laid out in index order: the build reads them in sequence
   }
 
