@@ -49,7 +49,19 @@ class Sorter {
       for (size_t p = 0; p <= parts; ++p) cut[p] = n * p / parts;
       tbb::parallel_for(size_t{0}, parts,
                         [&](size_t p) { sort_range(recs.data() + cut[p], cut[p + 1] - cut[p], 0); });
-      auto by_order = [&](const Rec& a, const Rec& b) { return less(a.index, b.index); };
+      // Each record's word set to its key's first 8 bytes again (the MSD steps left deeper
+      // words), so most comparisons of the merges end on the words; equal words (keys that
+      // agree on 8 padded bytes) take the full order.
+      tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16384),
+                        [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t i = r.begin(); i < r.end(); ++i) {
+                            recs[i].word = word_at(items_[recs[i].index], 0);
+                          }
+                        });
+      auto by_order = [&](const Rec& a, const Rec& b) {
+        if (a.word != b.word) return a.word < b.word;
+        return less(a.index, b.index);
+      };
       for (size_t width = 1; width < parts; width *= 2) {
         tbb::parallel_for(size_t{0}, (parts + 2 * width - 1) / (2 * width), [&](size_t k) {
           const size_t lo = cut[2 * width * k];
@@ -64,6 +76,7 @@ class Sorter {
     std::vector<uint64_t> order(n);
     for (size_t i = 0; i < n; ++i) order[i] = recs[i].index;
     std::vector<Rec>().swap(recs);
+    std::vector<Rec>().swap(tmp_);  // permute's new items and keys take their room
     entries_.permute(order);  // keys laid out in index order: the build reads them in sequence
   }
 

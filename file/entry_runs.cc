@@ -195,6 +195,13 @@ struct RunMerge::Cursor {
     if (suffix != 0) std::memcpy(key.data() + prefix, p, suffix);
     p += suffix;
     if (!varint(p, stop, recno) || !varint(p, stop, tag)) malformed();
+    // The first 8 key bytes as a big-endian word, padded with `pad`: most comparisons of
+    // the merge end on it (RunMerge::less).
+    uint8_t w[8];
+    std::memset(w, pad, sizeof w);
+    std::memcpy(w, key.data(), std::min<size_t>(8, key.size()));
+    std::memcpy(&word, w, sizeof w);
+    word = __builtin_bswap64(word);
     pos = static_cast<size_t>(p - buf.data());
     --left;
     return true;
@@ -231,6 +238,8 @@ struct RunMerge::Cursor {
   size_t pos = 0, len = 0;
   std::vector<uint8_t> key;
   uint64_t recno = 0, tag = 0;
+  uint8_t pad = 0;    // 00 ascending, FF descending (a shorter key sorts after its extensions)
+  uint64_t word = 0;  // key's first 8 bytes, padded, big-endian
 };
 
 RunMerge::RunMerge(const RunFile& file, const std::vector<RunFile::Run>& runs, bool descending,
@@ -239,6 +248,7 @@ RunMerge::RunMerge(const RunFile& file, const std::vector<RunFile::Run>& runs, b
   const size_t each = std::min(kMaxRunBuffer, memory_bytes / std::max<size_t>(runs.size(), 1));
   for (const RunFile::Run& r : runs) {
     auto c = std::make_unique<Cursor>(file, r, each);
+    c->pad = descending ? 0xFF : 0x00;
     if (c->advance()) {
       heap_.push_back(cursors_.size());
       cursors_.push_back(std::move(c));
@@ -252,6 +262,9 @@ RunMerge::~RunMerge() = default;
 bool RunMerge::less(size_t a, size_t b) const {
   const Cursor& x = *cursors_[a];
   const Cursor& y = *cursors_[b];
+  // Padded words that differ order the keys as compare_keys does (the radix sort's rule,
+  // btree/radix_sort.h); equal words need the whole keys.
+  if (x.word != y.word) return x.word < y.word;
   const int c = compare_keys(x.key, y.key, descending_);
   if (c != 0) return c < 0;
   if (x.recno != y.recno) return x.recno < y.recno;

@@ -110,7 +110,8 @@ void EntryBatch::add(std::span<const uint8_t> key, uint64_t recno, uint64_t tag)
 }
 
 void EntryBatch::append(EntryBatch&& other) {
-  if (items_.empty()) {
+  if (items_.empty() && items_.capacity() < other.items_.size() &&
+      arena_.capacity() < other.arena_.size()) {  // no room reserved: take other's storage
     arena_ = std::move(other.arena_);
     items_ = std::move(other.items_);
   } else {

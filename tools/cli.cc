@@ -342,8 +342,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                    "Directory of the temporary run file (default: the index file's); the file "
                    "has no name and vanishes with the process");
   load->add_option("--threads", load_args.threads,
-                   "Threads for building (default: the machine's hardware threads); the index "
-                   "is the same at any count")
+                   "Threads for parsing, sorting and building (default: the machine's "
+                   "hardware threads); the index is the same at any count")
       ->check(CLI::Range(1u, 1024u));
   load->add_flag("--append", load_args.append,
                  "Insert into the existing index instead (all-or-nothing, durable at exit)");

@@ -104,14 +104,14 @@ class ReencodedEntries : public SortedEntrySource {
   KeyBuffer key_;
 };
 
+}  // namespace
+
 // A batch with room reserved for a chunk of `memory` bytes: no reallocation while it fills
 // (untouched reserved pages cost no memory).
 void reserve_chunk(EntryBatch& batch, size_t memory) {
   const size_t cap = std::max<size_t>(physical_memory() / 2, size_t{64} << 20);
   batch.reserve(std::min(memory, cap) / kSortBytesPerEntry + 1, std::min(memory, cap));
 }
-
-}  // namespace
 
 size_t default_load_memory() {
   const size_t def = size_t{256} << 20;
@@ -338,12 +338,11 @@ void BoundedLoad::switch_format(KeyFormat format) {
 IndexInfo BoundedLoad::build(IndexFile& file) {
   try {
     if (runs_.empty()) {
-      progress_.phase("sort", rows_, 0);
-      sort_entry_batch(batch_, def_.descending);
-      progress_.phase("build", 0, rows_);
-      BatchEntries entries(batch_);
-      CountedEntries counted(entries, progress_);
-      IndexInfo info = file.bulk_load_sorted(def_, counted);
+      // Sorted (parallel radix sort) and built (parallel leaf coding) by bulk_load, on the
+      // caller's oneTBB arena and the file's build threads.
+      progress_.phase("sort + build", 0, rows_);
+      IndexInfo info = file.bulk_load(def_, batch_);
+      progress_.set(rows_);
       progress_.finish();
       return info;
     }

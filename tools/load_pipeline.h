@@ -23,6 +23,7 @@
 #include <pbtree/index_file.h>
 #include "btree/what_if.h"
 #include "file/entry_runs.h"
+#include "tools/csv_parallel.h"
 #include "tools/csv_reader.h"
 #include "tools/loader.h"
 #include "tools/progress.h"
@@ -31,6 +32,10 @@ namespace pbtree::tools {
 
 /// Default --memory: 256 MiB, but at most a quarter of the physical memory.
 size_t default_load_memory();
+/// Reserves room in `batch` (empty) for a buffer of `memory` bytes (batch_sort_bytes; at most
+/// half the physical memory): no reallocation while it fills, and reserved pages never
+/// touched cost no memory.
+void reserve_chunk(EntryBatch& batch, size_t memory);
 /// Least --memory: 64 KiB.
 inline constexpr size_t kMinLoadMemory = size_t{64} << 10;
 
@@ -131,6 +136,17 @@ class BoundedLoad {
   /// Reads every chunk of `chunks` (phase parse); each full buffer is sorted (phase sort) and
   /// spilled as a run. Throws InputError, IoError.
   void read(EntryChunkSource& chunks);
+  /// read() over CSV `path` ("-": standard input; ".zst": decompressed) parsed in parallel
+  /// chunks (read_entries_parallel, tools/csv_parallel.h) on `threads` threads (0: the
+  /// hardware threads): the same entries, rows and errors (the first bad record in input
+  /// order, "<file>:<line>: <what>"), and the same runs as read() at any thread count. The
+  /// chunks in flight (text and entries; two per thread, chunk_bytes_for() bytes of text
+  /// each) get a quarter of the budget, the sort buffer the rest. Environment
+  /// PBTREE_LOAD_CHUNK_BYTES (tests) sets the chunk size; it never changes the result.
+  void read_csv(const std::string& path, const ColumnSource& source, uint32_t threads);
+  /// Chunk size of read_csv: a quarter of `memory` over the 2 * threads + 2 chunks in
+  /// flight (3 bytes held per byte of text), clamped to 4 KiB .. 4 MiB.
+  static size_t chunk_bytes_for(size_t memory, uint32_t threads);
   uint64_t rows() const { return rows_; }
   /// Sorted runs on disk (0: every entry is in memory, no temporary file exists).
   size_t runs() const { return runs_.size(); }

@@ -10,8 +10,13 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <optional>
 #include <ostream>
+#include <thread>
 #include <vector>
+
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 
 #include "file/file_create.h"
 #include "tools/load_pipeline.h"
@@ -174,6 +179,21 @@ KeyFormatChoice sample_sorted_key_format(SortedEntrySource& sorted, const IndexD
   return choose_key_format(def.type, def.layout, estimator.finish(), sampled);
 }
 
+namespace {
+
+// BoundedLoad::build on a oneTBB arena of `threads` threads (0: the hardware threads), so the
+// sort of the entries uses as many as the leaf coding.
+IndexInfo build_in_arena(BoundedLoad& load, IndexFile& file, uint32_t threads) {
+  const int n = static_cast<int>(threads != 0 ? threads
+                                              : std::max(1u, std::thread::hardware_concurrency()));
+  tbb::task_arena arena(n);
+  IndexInfo info;
+  arena.execute([&] { info = load.build(file); });
+  return info;
+}
+
+}  // namespace
+
 IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def_in,
                           uint32_t page_size, const std::string& input, ColumnSource source,
                           std::ostream* progress, KeyFormatChoice* choice,
@@ -217,6 +237,12 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
   source.descending = def.descending;
   source.page_size = page_size;
 
+  // --threads above the machine's threads: oneTBB may run that many (else it warns and
+  // caps its workers); the result is the same at any count.
+  std::optional<tbb::global_control> parallelism;
+  if (source.threads > std::thread::hardware_concurrency()) {
+    parallelism.emplace(tbb::global_control::max_allowed_parallelism, source.threads);
+  }
   // Read once, in chunks of the memory budget, spilled as sorted runs beyond one
   // (tools/load_pipeline.h); the file is touched only to build.
   LoadProgress line(limits.progress, progress, def.name);
@@ -227,17 +253,7 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
   }
   BoundedLoad load(def, limits.memory != 0 ? limits.memory : default_load_memory(), temp_dir,
                    input, line);
-  {
-    CsvReader reader(input);
-    uint64_t input_bytes = 0;
-    if (input != "-" && !input.ends_with(".zst")) {
-      std::error_code size_ec;
-      input_bytes = std::filesystem::file_size(input, size_ec);
-      if (size_ec) input_bytes = 0;
-    }
-    CsvChunkSource chunks(reader, source, input_bytes);
-    load.read(chunks);
-  }
+  load.read_csv(input, source, source.threads);  // parsed in parallel chunks
   const uint64_t rows = load.rows();
   line.message(fmt::format("pbtree: read {} rows from {}\n", rows, input));
   if (def.auto_format) {
@@ -253,7 +269,7 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
 
   if (file) {
     file->set_build_threads(source.threads);
-    IndexInfo info = load.build(*file);
+    IndexInfo info = build_in_arena(load, *file, source.threads);
     line.message(fmt::format("pbtree: built index {} ({} entries)\n", def.name, rows));
     return info;
   }
@@ -262,7 +278,7 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
   IndexInfo info;
   if (!create_file_with(db_path, page_size, [&](IndexFile& f) {
         f.set_build_threads(source.threads);
-        info = load.build(f);
+        info = build_in_arena(load, f, source.threads);
       })) {
     throw UsageError(fmt::format(
         "{}: created by another process during this load: left as it is, nothing loaded",

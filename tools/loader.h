@@ -47,10 +47,11 @@ struct ReadState {
 
 /// Bytes a batch of `entries` entries holding `key_bytes` key bytes needs at the peak of
 /// sort_entry_batch (btree/radix_sort.h): per entry its Item (32 bytes), two 16-byte sort
-/// records and the 32-byte sorted copy of its Item, plus the keys. The unit of --memory.
+/// records and the 32-byte sorted copy of its Item, plus the keys twice (EntryBatch::permute
+/// lays them out anew beside the old arena). The unit of --memory.
 constexpr size_t kSortBytesPerEntry = 96;
 inline size_t batch_sort_bytes(size_t entries, size_t key_bytes) {
-  return entries * kSortBytesPerEntry + key_bytes;
+  return entries * kSortBytesPerEntry + 2 * key_bytes;
 }
 /// Key bytes held by `batch` (its arena is filled in item order).
 inline size_t batch_key_bytes(const EntryBatch& batch) {
