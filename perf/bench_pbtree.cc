@@ -97,6 +97,10 @@ struct PbtreeScanFixture {
     const DirectoryStats d = id_tree->pool().directory_stats();
     st.counters["dir_builds_per_op"] = ops > 0 ? double(d.builds - dir0.builds) / ops : 0.0;
     st.counters["dir_bytes"] = double(d.bytes);
+    // Directory memory as a share of the cached page bytes (every page is cached here).
+    const BufferPool& pool = id_tree->pool();
+    const double cached = double(pool.pages_in_use()) * double(pool.page_size());
+    st.counters["dir_share"] = cached > 0 ? double(d.bytes) / cached : 0.0;
   }
 
   uint64_t range(int64_t lo, int64_t hi, uint64_t& sum) {

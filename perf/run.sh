@@ -12,6 +12,7 @@
 # drops the 10^7 cases. Each pass's wall time is printed. Pass (C) loads the seed data
 # (data/seed/t_int.csv.zst) with the pbtree CLI in both layouts and passes `pbtree stat --json`
 # to report.py for the seed table (bytes per entry next to Firebird 3's published figures).
+# Pass (D) runs perf/load_rss.sh: `pbtree load` of a generated 10^7-row CSV (PBTREE_LOAD_ROWS).
 #
 # Environment: PBTREE_BENCH_BUILD (build dir, default <repo>/build-release), PBTREE_BENCH_REPS,
 # PBTREE_BENCH_MIN_TIME (seconds per case, default 0.05), PBTREE_BENCH_LARGE=1 (bulk build
@@ -69,8 +70,15 @@ for layout in firebird compact; do
 done
 seed_cmd="${seed_cmd}pbtree stat seed-<layout>.pbt --json"
 
+# Pass D: `pbtree load` of a generated CSV of 10^7 random bigint rows (perf/load_rss.sh, default
+# --memory): wall time, rows/s and peak RSS (issue 11's load targets).
+load_rows=${PBTREE_LOAD_ROWS:-10000000}
+dstart=$(date +%s)
+"$here/load_rss.sh" "$load_rows" "$cli" >"$out/load_rss.txt"
+echo "run.sh: pass D (load of $load_rows rows) took $(($(date +%s) - dstart)) s" >&2
+
 env_note=""
-for v in PBTREE_BENCH_BUILD PBTREE_BENCH_REPS PBTREE_BENCH_MIN_TIME PBTREE_BENCH_LARGE PBTREE_BENCH_SCAN_ROWS PBTREE_BENCH_BUILD_ROWS PBTREE_BENCH_INSERT_ROWS; do
+for v in PBTREE_BENCH_BUILD PBTREE_BENCH_REPS PBTREE_BENCH_MIN_TIME PBTREE_BENCH_LARGE PBTREE_BENCH_SCAN_ROWS PBTREE_BENCH_BUILD_ROWS PBTREE_BENCH_INSERT_ROWS PBTREE_LOAD_ROWS; do
   if [ -n "${!v:-}" ]; then env_note="$env_note$v=${!v} "; fi
 done
 python3 "$here/report.py" --out "$here/RESULTS.md" \
@@ -78,5 +86,6 @@ python3 "$here/report.py" --out "$here/RESULTS.md" \
   --elapsed "$((elapsed / 60)) min $((elapsed % 60)) s" \
   --command "${env_note}perf/run.sh  =>  ${cmd_a#$root/} ; ${cmd_b#$root/}" \
   --seed-command "$seed_cmd" "${seed_args[@]}" \
+  --load-rss "$out/load_rss.txt" --load-command "perf/load_rss.sh $load_rows build-release/bin/pbtree" \
   "$out/suite.json" "$out/inserts.json"
 echo "run.sh: wrote $here/RESULTS.md in ${elapsed}s" >&2
