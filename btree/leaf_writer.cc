@@ -47,20 +47,51 @@ uint8_t end_level_byte(NodeLayout layout) {
 // Applies `e` (planned) to the pinned page under its exclusive latch; the frame version is
 // bumped (mark_dirty), which is what readers, cursors and page directories check.
 void apply_latched(PageRef& ref, const LeafEdit& e, const LeafEditPlan& plan,
-                   const LeafEditScratch& s) {
+                   const LeafEditScratch& s, const InsertedNode* ins, const RemovedNode* rem) {
   std::unique_lock lock(ref.latch());
+  // The directory if current before the change (mark_dirty bumps the version).
+  PageDirectory* dir = ins != nullptr || rem != nullptr ? writer_directory(ref) : nullptr;
+  const int64_t shift = plan.rebuild ? int64_t{plan.new_jump_size} - BtreePage(ref.data()).jump_size() : 0;
   apply_leaf_edit(ref.data(), e, plan, s);
   ref.mark_dirty();
+  const int64_t delta = int64_t(e.bytes.size()) - e.old_len;
+  if (dir != nullptr && ins != nullptr) {
+    dir->note_insert(e.pos, ins->size, delta, shift, ins->key, ins->recno, ref.version());
+  } else if (dir != nullptr) {
+    dir->note_remove(e.pos, rem->next_offset, delta, shift, rem->prev, ref.version());
+  }
 }
+
+PageEdit edit_with(PageRef& ref, uint32_t ps, const LeafEdit& e, LeafEditPlan& plan,
+                   const LeafEditScratch& s, uint32_t limit, const InsertedNode* ins,
+                   const RemovedNode* rem);
 
 }  // namespace
 
 PageEdit edit_page(PageRef& ref, uint32_t ps, const LeafEdit& e, LeafEditPlan& plan,
                    const LeafEditScratch& s, uint32_t limit) {
+  return edit_with(ref, ps, e, plan, s, limit, nullptr, nullptr);
+}
+
+PageEdit edit_page(PageRef& ref, uint32_t ps, const LeafEdit& e, LeafEditPlan& plan,
+                   const LeafEditScratch& s, uint32_t limit, const InsertedNode* ins) {
+  return edit_with(ref, ps, e, plan, s, limit, ins, nullptr);
+}
+
+PageEdit edit_page(PageRef& ref, uint32_t ps, const LeafEdit& e, LeafEditPlan& plan,
+                   const LeafEditScratch& s, uint32_t limit, const RemovedNode* rem) {
+  return edit_with(ref, ps, e, plan, s, limit, nullptr, rem);
+}
+
+namespace {
+
+PageEdit edit_with(PageRef& ref, uint32_t ps, const LeafEdit& e, LeafEditPlan& plan,
+                   const LeafEditScratch& s, uint32_t limit, const InsertedNode* ins,
+                   const RemovedNode* rem) {
   const uint8_t* d = ref.data();
   if (plan_leaf_edit(d, ps, e, s, plan)) {
     if (plan.new_length > limit) return PageEdit::None;
-    apply_latched(ref, e, plan, s);
+    apply_latched(ref, e, plan, s, ins, rem);
     return PageEdit::InPlace;
   }
   if (!plan.rejump) return PageEdit::None;
@@ -85,6 +116,8 @@ PageEdit edit_page(PageRef& ref, uint32_t ps, const LeafEdit& e, LeafEditPlan& p
   return PageEdit::Relaid;
 }
 
+}  // namespace
+
 WriterCache& LeafWriter::cache(BTree& t, uint32_t ps) {
   if (!t.writer_cache_ || t.writer_cache_->page_size != ps) {
     t.writer_cache_ = std::make_shared<WriterCache>(ps);
@@ -108,8 +141,8 @@ static uint32_t descend_leaf(BTree& t, std::span<const uint8_t> key,
     const int level = BtreePage(d).level();
     if (level == 0) return p;
     // Inner pages change rarely: search them through the frame's directory (built once per
-    // page version, node/page_directory.h); the leaf is searched below with find_in_page,
-    // since each insert changes it and a directory would be rebuilt per insert.
+    // page version, node/page_directory.h). The leaf is searched below, through a directory
+    // the writer keeps current across its in-place changes.
     PageFind f;
     {
       std::shared_lock lock(ref.latch());
@@ -160,13 +193,15 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
         const uint32_t n_size = encode_node(layout, nf, true, &ctx, nb);
         nb[n_size] = d[end_pos];
         const EditNode en[2] = {{n_size, pn, key, true}, {1, 0, {}, false}};
-        const LeafEdit e{end_pos, 1, std::span<const uint8_t>(nb, n_size + 1), en, 0, 0, pn};
+        const LeafEdit e{end_pos, 1, std::span<const uint8_t>(nb, n_size + 1), en, 0, 0, pn,
+                         c.rm_in_rule, writer_directory(ref)};
         // End-of-page reserve (firebird-format.md §2.9): else the rightmost split runs.
         const int64_t limit = int64_t{ps} - 6 - int64_t(key.size());
         if (int64_t{c.rm_length} + n_size > limit) return false;
         LeafEditPlan plan;
         const uint32_t old_jump = bp.jump_size();
-        const PageEdit done = edit_page(ref, ps, e, plan, s, static_cast<uint32_t>(limit));
+        const InsertedNode ins{n_size, key, recno};
+        const PageEdit done = edit_page(ref, ps, e, plan, s, static_cast<uint32_t>(limit), &ins);
         if (done == PageEdit::None) return false;
         ++c.appends;
         if (done == PageEdit::Relaid) {  // node offsets moved: the next append descends
@@ -178,6 +213,7 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
         c.rm_last_offset = end_pos + plan.new_jump_size - old_jump;
         c.rm_key.assign(key.begin(), key.end());
         c.rm_recno = recno;
+        if (plan.rebuild) c.rm_in_rule = true;
         return true;
       }
     }
@@ -192,7 +228,21 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
   const uint8_t* d = ref.data();
   const BtreeHeader h = read_btree_header(d);
   if (h.layout != layout) return false;
-  PageFind f = find_in_page(d, ps, key, desc, probe, FindMode::LowerBound);
+  // Through the frame's directory, which the writer keeps current across its in-place
+  // inserts (built once per page read or split, node/page_directory.h). A compact page is
+  // re-laid whenever it is due another jump target (edit_page's PageEdit::Relaid), which
+  // leaves its directory stale: there the writer uses one only if it is current.
+  PageFind f;
+  {
+    std::shared_lock lock(ref.latch());
+    if (layout == NodeLayout::Firebird) {
+      f = find_in_frame(ref, key, desc, probe, FindMode::LowerBound);
+    } else if (const PageDirectory* dir = current_directory(ref); dir && dir->usable()) {
+      f = dir->find(d, key, desc, probe, FindMode::LowerBound);
+    } else {
+      f = find_in_page(d, ps, key, desc, probe, FindMode::LowerBound);
+    }
+  }
   if (f.beyond_end_bucket) return false;
   if (f.prev_offset == 0 && h.left_sibling != 0) return false;  // new first node: separator
   // The previous node: when the search passed it, what the new node needs of it (the bytes
@@ -243,12 +293,13 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
                           {x_size, px, c.x_key, !x.is_marker()}};
   const LeafEdit e{x.offset, x.size, std::span<const uint8_t>(nb, n_size + x_size), en,
                    px != x.prefix ? x.offset : 0u, 0,
-                   int64_t{pn} + px - int64_t{x.prefix}};
+                   int64_t{pn} + px - int64_t{x.prefix}, false, writer_directory(ref)};
   // A node that becomes the last one leaves the end-of-page reserve (§2.9) free.
   const int64_t limit = x.is_marker() ? int64_t{ps} - 6 - int64_t(key.size()) : int64_t{ps};
   if (int64_t{h.length} + n_size + x_size - x.size > limit) return false;
   LeafEditPlan plan;
-  const PageEdit done = edit_page(ref, ps, e, plan, s, static_cast<uint32_t>(limit));
+  const InsertedNode ins{n_size, key, recno};
+  const PageEdit done = edit_page(ref, ps, e, plan, s, static_cast<uint32_t>(limit), &ins);
   if (done == PageEdit::None) return false;
   if (done == PageEdit::InPlace && h.sibling == 0 && x.is_end_level()) {  // appended to the rightmost leaf: cache it
     c.rm_leaf = leaf;
@@ -257,6 +308,7 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
     c.rm_last_offset = x.offset + plan.new_jump_size - h.jump_size;
     c.rm_key.assign(key.begin(), key.end());
     c.rm_recno = recno;
+    c.rm_in_rule = plan.rebuild || plan.new_jump_count == 0;
   }
   return true;
 }

@@ -31,6 +31,10 @@ struct WriterCache {
   uint32_t rm_last_offset = 0;  ///< the last entry's node
   std::vector<uint8_t> rm_key;  ///< its full key (capacity page_size)
   uint64_t rm_recno = 0;
+  /// Its jump targets are the first jump_count of encode_page's rule on its nodes (LeafEdit::
+  /// rule_prefix): true after a jump-table regeneration or with no jump node, and kept by
+  /// appends at the end, which change no node before the targets.
+  bool rm_in_rule = false;
   uint64_t appends = 0;         ///< inserts served by the cache (tests)
 };
 
@@ -44,6 +48,26 @@ enum class PageEdit { None, InPlace, Relaid };
 /// would exceed `limit`, page_size or less for the end-of-page reserve).
 PageEdit edit_page(PageRef& ref, uint32_t page_size, const LeafEdit& e, LeafEditPlan& plan,
                    const LeafEditScratch& s, uint32_t limit);
+
+/// The inserted node of an edit, for the page directory's maintenance.
+struct InsertedNode {
+  uint32_t size = 0;              ///< encoded bytes (the edit's first node)
+  std::span<const uint8_t> key;   ///< full key
+  uint64_t recno = 0;
+};
+/// edit_page for an insert: a current directory of the page (PageDirectory::note_insert) is
+/// kept current across an in-place change instead of being left to a rebuild.
+PageEdit edit_page(PageRef& ref, uint32_t page_size, const LeafEdit& e, LeafEditPlan& plan,
+                   const LeafEditScratch& s, uint32_t limit, const InsertedNode* inserted);
+
+/// The removed node of an edit (the edit's old nodes are it and the next node, re-encoded).
+struct RemovedNode {
+  uint32_t next_offset = 0;  ///< the node after it (before the edit); 0 if a marker
+  NodeContext prev;          ///< context after the node before it
+};
+/// edit_page for a remove, keeping a current directory current (PageDirectory::note_remove).
+PageEdit edit_page(PageRef& ref, uint32_t page_size, const LeafEdit& e, LeafEditPlan& plan,
+                   const LeafEditScratch& s, uint32_t limit, const RemovedNode* removed);
 
 /// The fast paths; return false (nothing changed) when the general path must run.
 struct LeafWriter {

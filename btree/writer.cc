@@ -3,6 +3,7 @@
 // path first). Splits and merges are in btree/split_merge.cc.
 #include "btree/tree_internal.h"
 #include "btree/leaf_writer.h"
+#include "node/page_directory.h"
 
 #include <algorithm>
 #include <cstring>
@@ -81,10 +82,11 @@ bool TreeWriter::remove_in_place(uint32_t leaf, std::span<const uint8_t> key, ui
   const EditNode en[1] = {{y_size, py, ykey, !y.is_marker()}};
   const LeafEdit e{x.offset, x.size + y.size, std::span<const uint8_t>(node_buf, y_size), en,
                    x.offset, py != y.prefix ? y.offset : 0u,
-                   int64_t{py} - x.prefix - int64_t{y.prefix}};
+                   int64_t{py} - x.prefix - int64_t{y.prefix}, false, writer_directory(ref)};
   WriterCache& c = LeafWriter::cache(t, ps);
   LeafEditPlan plan;
-  return edit_page(ref, ps, e, plan, c.edit_scratch(), ps) != PageEdit::None;
+  const RemovedNode removed{y.is_marker() ? 0u : y.offset, x_prev_ctx_};
+  return edit_page(ref, ps, e, plan, c.edit_scratch(), ps, &removed) != PageEdit::None;
 }
 
 // The writer descends without moving right (it excludes other writers, so no split is pending):

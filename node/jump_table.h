@@ -59,6 +59,8 @@ class JumpPlan {
   }
   /// The next jump area.
   void next() { threshold_ += interval_; }
+  /// Bytes into the node area the next target must start beyond.
+  uint32_t threshold() const { return threshold_; }
 
  private:
   uint32_t interval_;

@@ -8,6 +8,7 @@
 
 #include "node/jump_table.h"
 #include "node/node.h"
+#include "node/page_directory.h"
 #include "util/bytes.h"
 
 namespace pbtree {
@@ -63,7 +64,71 @@ bool rebuild_jumps(const uint8_t* d, uint32_t page_size, const BtreeHeader& h,
     rel += size;
   };
   uint32_t off = old_first;
+  if (e.rule_prefix && h.jump_count != 0) {
+    // The old targets are the rule's first jump_count targets and the nodes before `pos` do
+    // not change: keep their jump nodes (offsets patched below) and walk on from the last one,
+    // whose full key is its jump key and then its own data.
+    uint32_t jp = kBtreeHeaderSize;
+    uint32_t last = 0;
+    for (uint32_t i = 0; i < h.jump_count; ++i) {
+      const JumpNode j = decode_jump_node(d, old_first, jp);
+      if (j.prefix > prevj_len || j.node_offset < old_first || j.node_offset >= e.pos ||
+          j.node_offset <= last) {
+        corrupt_page(d, "jump table out of order");
+      }
+      std::memcpy(s.jump + jpos, d + jp, j.size);
+      fields[count] = jpos + varint_size(j.prefix) + varint_size(j.length);
+      rels[count] = j.node_offset - old_first;
+      if (j.length != 0) std::memcpy(prevj + j.prefix, j.data, j.length);
+      prevj_len = j.prefix + j.length;
+      jpos += j.size;
+      jp += j.size;
+      ++count;
+      jumps.next();
+      last = j.node_offset;
+    }
+    IndexNode n = decode_node_fast(d, h.length, last, leaf);
+    if (n.is_marker() || n.prefix != prevj_len) corrupt_page(d, "jump target's prefix");
+    std::memcpy(cur, prevj, prevj_len);
+    if (n.length != 0) std::memcpy(cur + n.prefix, n.data, n.length);
+    cur_len = n.prefix + n.length;
+    rel = n.end() - old_first;
+    off = n.end();
+  }
+  // The node area after the edit; once the next threshold lies beyond it (or 255 targets are
+  // placed), no node can be a target and the walk stops.
+  const int64_t area = int64_t{h.length} - old_first + int64_t(e.bytes.size()) - e.old_len;
+  // Directory groups: skip to the last group start at or below the next threshold (every
+  // node before it starts at or below the threshold: none is a target). Old-page offsets; a
+  // group inside the replaced nodes is not used.
+  const PageDirectory* dir = e.dir != nullptr && e.dir->usable() ? e.dir : nullptr;
+  const size_t ng = dir != nullptr ? dir->groups() : 0;
+  size_t gi = 0;
+  const uint32_t edit_end = e.pos + e.old_len;
   while (off < h.length && fits) {
+    if (interval == 0 || count >= 255 || int64_t{jumps.threshold()} >= area) break;
+    if (gi < ng) {
+      const uint32_t t = jumps.threshold();
+      size_t best = ng;
+      int64_t best_rel = 0;
+      while (gi < ng) {
+        const uint32_t o = dir->group_offset(gi);
+        if (o <= off || (o >= e.pos && o < edit_end)) {
+          ++gi;
+          continue;
+        }
+        const int64_t r = int64_t{o} - old_first + (o >= edit_end ? int64_t(e.bytes.size()) - e.old_len : 0);
+        if (r > t) break;
+        best = gi;
+        best_rel = r;
+        ++gi;
+      }
+      if (best != ng) {
+        off = dir->group_offset(best);
+        rel = static_cast<uint32_t>(best_rel);
+        cur_len = dir->group_key(best, cur);
+      }
+    }
     if (off == e.pos) {
       for (const EditNode& n : e.nodes) {
         if (!n.key.empty()) std::memcpy(cur, n.key.data(), n.key.size());

@@ -13,6 +13,8 @@
 
 namespace pbtree {
 
+class PageDirectory;
+
 /// One node of an edit's replacement bytes, as the jump-table rebuild needs it.
 struct EditNode {
   uint32_t size = 0;              ///< encoded bytes
@@ -31,6 +33,15 @@ struct LeafEdit {
   /// node on one forces the jump table's regeneration.
   uint32_t stale_a = 0, stale_b = 0;
   int64_t prefix_delta = 0;  ///< change of btr_prefix_total
+  /// The caller knows that the page's jump targets are the first jump_count targets encode_page's
+  /// rule (JumpPlan) gives the page as it is, and that none lies at or after `pos` (the
+  /// rightmost-leaf cache tracks this for appends). A jump table due regeneration then keeps
+  /// them and the rule's walk starts at the last one, not at the first node: same bytes.
+  bool rule_prefix = false;
+  /// The page's directory if current (node/page_directory.h): its group starts are nodes whose
+  /// offset and full key are known, so a jump-table regeneration decodes from the last one
+  /// at or below each jump threshold instead of walking the whole page. Null: none.
+  const PageDirectory* dir = nullptr;
 };
 
 /// What apply_leaf_edit does; filled by plan_leaf_edit.

@@ -118,6 +118,7 @@ bool PageDirectory::fill_all(const uint8_t* page, uint32_t first, uint32_t limit
     pos = nd.end();
   }
   if (n <= 1) common = 0;
+  entries_ = built_entries_ = n;
   const size_t per_group = sizeof(uint64_t) + sizeof(Group) + (compact_ ? sizeof(uint64_t) : 0);
   uint32_t k = kMinGroup;
   while (size_t{(n + k - 1) / k} * per_group > budget && k < n) k *= 2;
@@ -267,6 +268,7 @@ PageFind PageDirectory::find(const uint8_t* page, std::span<const uint8_t> key, 
     st.ctx_before_prev = NodeContext{groups_[g].prev_len, compact_ ? prev_recno_[g] : 0};
     st.have_ctx_before_prev = g != 0;
     st.matched = best_common;
+    st.prev_exact = shares && !(g == 0 && degenerate_first_);
     st.pos = n.end();
   }
   return node_detail::scan_nodes(page, limit, leaf_, key, descending, recno, mode, st);

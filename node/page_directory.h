@@ -11,7 +11,8 @@
 //
 // The directory is built on a page's first search after it was read or changed and stamped
 // with the frame's version (BufferPool bumps it on every load and mark_dirty); a stale one is
-// rebuilt lazily (the writer does not maintain it). Its bytes are counted in
+// rebuilt lazily. The writer keeps a leaf's directory current across its in-place inserts
+// (note_insert): group starts move with the bytes, and groups grow until the next build. Its bytes are counted in
 // BufferPool::aux_bytes and its builds in BufferPool::aux_builds.
 #pragma once
 
@@ -54,6 +55,36 @@ class PageDirectory : public FrameAux {
   /// lazily rebuilt directory with one built from scratch.
   bool same_as(const PageDirectory& other) const;
 
+  // Writer maintenance (node/page_directory_edit.cc).
+  /// Keeps a current directory of a leaf current across an in-place insert (node/leaf_edit.h,
+  /// called under the frame's exclusive latch after the change): the node x at `pos` was
+  /// replaced by the new node (n_size bytes, full key `key`, record number `recno`) and x
+  /// re-encoded after it, the page growing by `delta` bytes; `shift` is how far the whole node
+  /// area moved (jump table regenerated). Group starts after `pos` move, x's group (if any)
+  /// keeps x; then the directory is stamped with `version`. Returns false (the directory is
+  /// left stale and rebuilt on the next search) when the new node is the first, its key lacks
+  /// the page prefix, the page had one entry, or it has grown by its built entry count since
+  /// the last build (groups would get long).
+  bool note_insert(uint32_t pos, uint32_t n_size, int64_t delta, int64_t shift,
+                   std::span<const uint8_t> key, uint64_t recno, uint64_t version);
+  /// The same across an in-place remove (TreeWriter::remove_in_place): the node x at `pos`
+  /// and the node y after it (at `next`) were replaced by y re-encoded, the page changing by
+  /// `delta` bytes, the node area moving by `shift`; `prev` is the context after the node
+  /// before x (its key length and record number). Returns false (left stale) when x starts a
+  /// group, the page would keep one entry, or y is END_BUCKET / END_LEVEL (`next` 0: the page
+  /// prefix may grow without x).
+  bool note_remove(uint32_t pos, uint32_t next, int64_t delta, int64_t shift, NodeContext prev,
+                   uint64_t version);
+  /// Node offset of group g's first node.
+  uint16_t group_offset(size_t g) const { return groups_[g].offset; }
+  /// Writes group g's full key to `out` (group_key_length(g) bytes); returns that length.
+  uint32_t group_key(size_t g, uint8_t* out) const;
+  /// Rebuilds the directory from `page` from scratch with groups at the same node offsets
+  /// and compares: true if every field (page prefix, heads, key bytes, contexts) equals this
+  /// one's and the group starts are entry nodes of the page, group 0 its first. For tests of
+  /// the writer's maintenance; throws nothing.
+  bool rebuilt_equal(const uint8_t* page, uint32_t page_size) const;
+
  private:
   struct Group {
     uint16_t offset;     // node offset in the page
@@ -63,6 +94,8 @@ class PageDirectory : public FrameAux {
   };
   static constexpr uint16_t kExact = 0xFFFF;
 
+  // The first group starting at or after node offset `pos`.
+  size_t first_group_at(uint32_t pos) const;
   // Counts the entries, picks the group size and fills; false if the page cannot have one.
   bool fill_all(const uint8_t* page, uint32_t first, uint32_t limit, size_t budget);
   // One pass filling groups of k entries (n_groups of them); false if over `budget` bytes.
@@ -75,6 +108,8 @@ class PageDirectory : public FrameAux {
   bool compact_ = false;
   bool degenerate_first_ = false;  // leftmost non-leaf page: group 0 sorts below every key
   uint32_t group_size_ = kMinGroup;
+  uint32_t entries_ = 0;        // entry nodes now (kept by note_insert)
+  uint32_t built_entries_ = 0;  // entry nodes at the last build
   std::vector<uint8_t> prefix_;       // bytes every key of the page starts with
   std::vector<uint64_t> heads_;       // per group: key bytes [P, P + 8) big-endian, 0-padded
   std::vector<Group> groups_;
@@ -91,5 +126,8 @@ PageFind find_in_frame(const PageRef& ref, std::span<const uint8_t> key, bool de
 /// The frame's directory if it is current (built for the frame's present version), else null.
 /// For tests and stats; the caller holds the frame's latch.
 const PageDirectory* current_directory(const PageRef& ref);
+/// The same for the writer, which keeps it current across its in-place changes
+/// (PageDirectory::note_insert); the caller holds the tree's writer mutex.
+PageDirectory* writer_directory(const PageRef& ref);
 
 }  // namespace pbtree

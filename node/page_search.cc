@@ -196,7 +196,7 @@ PageFind scan_nodes(const uint8_t* page, uint32_t limit, bool leaf, std::span<co
   NodeContext ctx_before_prev = st.ctx_before_prev;
   bool have_ctx_before_prev = st.have_ctx_before_prev;
   uint32_t matched = st.matched;
-  bool passed = false;  // a node was passed: `matched` and `ctx` describe it exactly
+  bool passed = st.prev_exact;  // a node was passed: `matched` and `ctx` describe it exactly
   // find_node_start_point: linear scan with the prefix trick.
   for (;;) {
     IndexNode n = node_at(pos, have_prev ? &ctx : nullptr);

@@ -26,6 +26,9 @@ struct ScanStart {
   NodeContext ctx, ctx_before_prev;
   bool have_ctx_before_prev = false;
   uint32_t matched = 0;
+  /// `matched` is exactly the bytes prev's key shares with the target (a directory group's
+  /// key was compared whole): the result's prev_known may be set for prev.
+  bool prev_exact = false;
 };
 
 /// find_node_start_point: the linear scan with the prefix trick from `st` to the first node
