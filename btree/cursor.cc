@@ -102,31 +102,87 @@ struct CursorOps {
 
   // Decodes up to kAhead entries of leaf `d` from `pos` (the node after the current entry,
   // whose key is c.key_) into c.ahead_, stopping at the END marker. Called under the latch.
+  // One loop per layout, inline decoders (node/node_quick.h); each key is built straight into
+  // ahead_keys_ (its size is its capacity: bytes past the keys written are slack for the
+  // 16-byte block copies, never zero-filled per entry).
   static void fill_ahead(Cursor& c, const uint8_t* d, IndexNode prev_node) {
-    uint32_t pos = prev_node.end();
+    if (BtreePage(d).layout() == NodeLayout::Compact) {
+      fill_ahead_layout<true>(c, d, prev_node);
+    } else {
+      fill_ahead_layout<false>(c, d, prev_node);
+    }
+    cut_ahead(c);
+  }
+
+  // 16 bytes from `src` to `dst` (distinct 16-byte blocks; a load then a store).
+  [[gnu::always_inline]] static inline void copy16(uint8_t* dst, const uint8_t* src) {
+    uint8_t t[16];
+    std::memcpy(t, src, 16);
+    std::memcpy(dst, t, 16);
+  }
+
+  template <bool kCompact>
+  static void fill_ahead_layout(Cursor& c, const uint8_t* d, const IndexNode& first_prev) {
+    constexpr size_t kSlack = 16;
+    uint32_t pos = first_prev.end();
     c.ahead_.clear();
-    c.ahead_keys_.clear();
     c.ahead_pos_ = 0;
-    const uint16_t length = BtreePage(d).length();
-    size_t prev_off = 0, prev_len = c.key_.size();
     c.ahead_stop_ = false;
+    const uint32_t ps = c.tree_->pool_.page_size();
+    const uint8_t* page_end = d + ps;
+    const uint16_t length = BtreePage(d).length();
+    if (c.ahead_keys_.size() < 2048) c.ahead_keys_.resize(2048);
+    if (c.ahead_.capacity() < size_t{kAhead}) c.ahead_.reserve(kAhead);
+    uint8_t* buf = c.ahead_keys_.data();
+    size_t cap = c.ahead_keys_.size();
+    size_t used = 0;
+    // The previous key: c.key_ (exact size: plain memcpy) for the first entry, then the last
+    // key written into buf (slack after it: block copies).
+    bool prev_in_buf = false;
+    size_t prev_off = 0;
+    uint32_t prev_len = static_cast<uint32_t>(c.key_.size());
+    NodeContext ctx = context_after(first_prev);
     for (int i = 0; i < kAhead; ++i) {
-      IndexNode n = node_after(d, length, pos, true, prev_node);
+      IndexNode n;
+      bool quick;
+      if constexpr (kCompact) {
+        quick = try_decode_compact(d, length, pos, true, ctx, n);
+      } else {
+        quick = try_decode_node(d, length, pos, true, n);
+      }
+      if (!quick) n = decode_node(d, length, pos, true, &ctx);
       if (n.is_marker()) break;
       if (n.prefix > prev_len) corrupt_page(d, fmt::format("node at offset {}: bad prefix", pos));
-      const size_t at = c.ahead_keys_.size();
-      c.ahead_keys_.resize(at + n.prefix + n.length);
-      uint8_t* out = c.ahead_keys_.data() + at;
-      const uint8_t* prev = i == 0 ? c.key_.data() : c.ahead_keys_.data() + prev_off;
-      if (n.prefix != 0) std::memcpy(out, prev, n.prefix);
-      if (n.length != 0) std::memcpy(out + n.prefix, n.data, n.length);
-      c.ahead_.push_back(
-          Cursor::Ahead{pos, n.end(), n.recno, static_cast<uint32_t>(at), n.prefix + n.length});
-      prev_off = at;
-      prev_len = size_t{n.prefix} + n.length;
+      const uint32_t klen = n.prefix + n.length;
+      if (used + klen + kSlack > cap) {
+        cap = std::max(cap * 2, used + klen + kSlack);
+        c.ahead_keys_.resize(cap);
+        buf = c.ahead_keys_.data();
+      }
+      uint8_t* out = buf + used;
+      if (!prev_in_buf) {
+        if (n.prefix != 0) std::memcpy(out, c.key_.data(), n.prefix);
+      } else {
+        const uint8_t* prev = buf + prev_off;
+        for (uint32_t b = 0; b < n.prefix; b += 16) copy16(out + b, prev + b);
+      }
+      if (n.length <= 16 && n.data + 16 <= page_end) {
+        copy16(out + n.prefix, n.data);
+      } else if (n.length != 0) {
+        std::memcpy(out + n.prefix, n.data, n.length);
+      }
+      c.ahead_.push_back(Cursor::Ahead{pos, n.end(), n.recno, static_cast<uint32_t>(used), klen});
+      prev_in_buf = true;
+      prev_off = used;
+      prev_len = klen;
+      used += klen;
       pos = n.end();
-      prev_node = n;
+      ctx = NodeContext{klen, n.recno};
     }
+  }
+
+  // Cuts c.ahead_ at the scan's upper bound.
+  static void cut_ahead(Cursor& c) {
     // Entries beyond the upper bound are cut here, by one comparison per batch (plus a binary
     // search in the last one), instead of a check per next().
     const ScanRange& r = c.range_;
@@ -184,7 +240,34 @@ struct CursorOps {
       f = find_in_frame(cur.ref(), key, t.def_.descending, recno,
                        FindMode::LowerBound);
     }
-    land_forward(c, cur, f.offset, false, false);
+    if (!land_found(c, cur, f, key)) land_forward(c, cur, f.offset, false, false);
+  }
+
+  // Positions on the entry the search `f` for `key` landed on, its key rebuilt from the search
+  // key (the landed node shares its first `prefix` bytes with the node before it, which shares
+  // f.matched >= prefix bytes with `key`): no walk from the jump node. False, touching nothing,
+  // when the node is a marker or the prefix is not covered (land_forward then walks).
+  static bool land_found(Cursor& c, ReadLatch& cur, const PageFind& f,
+                         std::span<const uint8_t> key) {
+    if (f.at_marker) return false;
+    const uint8_t* d = cur.data();
+    const IndexNode n =
+        decode_node_quick(d, BtreePage(d).length(), f.offset, true, f.offset_context());
+    if (n.is_marker() || n.prefix > f.matched || n.prefix > key.size()) return false;
+    own_key(c);
+    c.ahead_.clear();
+    c.ahead_pos_ = 0;
+    c.ahead_stop_ = false;
+    c.key_.resize(size_t{n.prefix} + n.length);
+    if (n.prefix != 0) std::memcpy(c.key_.data(), key.data(), n.prefix);
+    if (n.length != 0) std::memcpy(c.key_.data() + n.prefix, n.data, n.length);
+    c.offset_ = f.offset;
+    c.next_offset_ = n.end();
+    c.recno_ = n.recno;
+    c.version_ = cur.ref().version();
+    c.valid_ = true;
+    c.page_ = cur.release_pin();
+    return true;
   }
 
   // Backward: loads the jump area of `cur` that ends before `boundary` (kToEnd: the END

@@ -93,8 +93,8 @@ PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& f
         next_level = level;
       } else {
         const bool at_prev = f.prev_offset != 0;
-        IndexNode n = decode_node_fast(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset,
-                                       false, at_prev ? f.prev_context() : f.offset_context());
+        IndexNode n = decode_node_quick(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset,
+                                        false, at_prev ? f.prev_context() : f.offset_context());
         if (n.is_marker()) {
           if (n.is_end_level()) corrupt_page(d, "non-leaf page without entries");
           next = BtreePage(d).sibling();
@@ -214,7 +214,7 @@ void BTree::find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const
     f = find_in_frame(cur.ref(), key, def_.descending, uint64_t{0}, FindMode::LowerBound);
   }
   const uint8_t* d = cur.data();
-  IndexNode n = decode_node_fast(d, BtreePage(d).length(), f.offset, true, f.offset_context());
+  IndexNode n = decode_node_quick(d, BtreePage(d).length(), f.offset, true, f.offset_context());
   bool landed = true;  // n is the node find_in_page stopped at
   WalkBound hops(pool_);
   for (;;) {

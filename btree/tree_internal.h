@@ -18,6 +18,7 @@
 #include "node/jump_table.h"
 #include "node/leaf_edit.h"
 #include "node/node.h"
+#include "node/node_quick.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
 #include "util/bytes.h"
@@ -46,10 +47,8 @@ constexpr uint32_t kToEnd = UINT32_MAX;
 // prev's context on compact pages (no walk from the jump target).
 inline IndexNode node_after(const uint8_t* page, uint32_t limit, uint32_t pos, bool leaf,
                             const IndexNode& prev) {
-  IndexNode n;
-  if (try_decode_node(page, limit, pos, leaf, n)) return n;
   const NodeContext ctx = context_after(prev);
-  return decode_node(page, limit, pos, leaf, &ctx);
+  return decode_node_quick(page, limit, pos, leaf, &ctx);
 }
 
 // A writer's descent to the leaf of a key (TreeWriter::descend, BatchMerge::descend): from

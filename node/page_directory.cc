@@ -11,6 +11,7 @@
 #include <pbtree/errors.h>
 #include "node/btree_page.h"
 #include "node/node.h"
+#include "node/node_quick.h"
 #include "node/page_search_internal.h"
 
 namespace pbtree {
@@ -31,11 +32,9 @@ inline void store_head(uint64_t head, uint8_t* out) {
   std::memcpy(out, &v, 8);
 }
 
-inline IndexNode node_at(const uint8_t* page, uint32_t limit, uint32_t off, bool leaf,
-                         const NodeContext* c) {
-  IndexNode n;
-  if (!try_decode_node(page, limit, off, leaf, n)) n = decode_node(page, limit, off, leaf, c);
-  return n;
+[[gnu::always_inline]] inline IndexNode node_at(const uint8_t* page, uint32_t limit,
+                                                uint32_t off, bool leaf, const NodeContext* c) {
+  return decode_node_quick(page, limit, off, leaf, c);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <pbtree/keys.h>
 #include "node/jump_table.h"
 #include "node/node_internal.h"
+#include "node/node_quick.h"
 #include "node/page_search_internal.h"
 
 namespace pbtree {
@@ -175,9 +176,14 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
 
 namespace node_detail {
 
-PageFind scan_nodes(const uint8_t* page, uint32_t limit, bool leaf, std::span<const uint8_t> key,
-                    bool descending, std::optional<uint64_t> recno, FindMode mode,
-                    const ScanStart& st) {
+namespace {
+
+// scan_nodes for one node layout (kCompact: the page's layout), so each loop holds one inline
+// decoder.
+template <bool kCompact>
+PageFind scan_nodes_in(const uint8_t* page, uint32_t limit, bool leaf,
+                       std::span<const uint8_t> key, bool descending,
+                       std::optional<uint64_t> recno, FindMode mode, const ScanStart& st) {
   auto below = [&](int c, uint64_t node_recno) {
     if (c != 0) return c < 0;
     if (mode == FindMode::LowerBound) return recno.has_value() && node_recno < *recno;
@@ -185,8 +191,12 @@ PageFind scan_nodes(const uint8_t* page, uint32_t limit, bool leaf, std::span<co
   };
   auto node_at = [&](uint32_t off, const NodeContext* c) {
     IndexNode n;
-    if (!try_decode_node(page, limit, off, leaf, n)) n = decode_node(page, limit, off, leaf, c);
-    return n;
+    if constexpr (kCompact) {
+      if (c != nullptr && try_decode_compact(page, limit, off, leaf, *c, n)) return n;
+    } else {
+      if (try_decode_node(page, limit, off, leaf, n)) return n;
+    }
+    return decode_node(page, limit, off, leaf, c);
   };
   PageFind result;
   uint32_t pos = st.pos;
@@ -263,6 +273,17 @@ PageFind scan_nodes(const uint8_t* page, uint32_t limit, bool leaf, std::span<co
   }
 }
 
+
+}  // namespace
+
+PageFind scan_nodes(const uint8_t* page, uint32_t limit, bool leaf, std::span<const uint8_t> key,
+                    bool descending, std::optional<uint64_t> recno, FindMode mode,
+                    const ScanStart& st) {
+  if (page_layout(page) == NodeLayout::Compact) {
+    return scan_nodes_in<true>(page, limit, leaf, key, descending, recno, mode, st);
+  }
+  return scan_nodes_in<false>(page, limit, leaf, key, descending, recno, mode, st);
+}
 
 }  // namespace node_detail
 
