@@ -2,6 +2,7 @@
 // through a jump-area cache, bounds and prefix checks, re-seek when a leaf changed
 // (design at the top of btree/btree.h).
 #include "btree/tree_internal.h"
+#include "node/node_inline.h"
 #include "node/page_directory.h"
 
 #include <cstring>

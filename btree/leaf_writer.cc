@@ -10,6 +10,7 @@
 #include <shared_mutex>
 
 #include "btree/tree_internal.h"
+#include "node/node_quick.h"
 #include "node/page_directory.h"
 
 namespace pbtree {
@@ -150,7 +151,7 @@ static uint32_t descend_leaf(BTree& t, std::span<const uint8_t> key,
     }
     if (f.beyond_end_bucket) return 0;
     const bool at_prev = f.prev_offset != 0;
-    IndexNode n = decode_node_fast(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset,
+    IndexNode n = decode_node_quick(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset,
                                    false, at_prev ? f.prev_context() : f.offset_context());
     if (n.is_marker()) return 0;
     p = n.page_number;
@@ -177,7 +178,7 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
                  c.rm_last_offset + 1 < c.rm_length &&
                  d[c.rm_length - 1] == end_level_byte(layout);
     if (valid && layout == NodeLayout::Firebird) {
-      IndexNode last = decode_node_fast(d, c.rm_length, c.rm_last_offset, true);
+      IndexNode last = decode_node_quick(d, c.rm_length, c.rm_last_offset, true);
       valid = !last.is_marker() && last.end() == c.rm_length - 1u &&
               last.prefix + last.length == c.rm_key.size() && last.recno == c.rm_recno;
     }
@@ -258,7 +259,7 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
     pn = static_cast<uint32_t>(common_prefix(c.prev_key, key));
     pctx = NodeContext{static_cast<uint32_t>(c.prev_key.size()), prev.recno};
   }
-  const IndexNode x = decode_node_fast(d, h.length, f.offset, true, f.offset_context());
+  const IndexNode x = decode_node_quick(d, h.length, f.offset, true, f.offset_context());
   if (!x.is_end_level()) {
     // x shares f.matched >= x.prefix bytes with `key` (the prefix trick), so its full key is
     // those bytes of `key` and then the rest of its own suffix.

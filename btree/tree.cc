@@ -4,6 +4,7 @@
 #include "btree/tree_internal.h"
 
 #include "btree/walk_bound.h"
+#include "node/node_quick.h"
 #include "node/page_directory.h"
 
 #include <cstring>
@@ -223,7 +224,7 @@ void BTree::find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const
       hops.step(d, cur.ref().page_no(), "the right sibling chain loops back");
       move_right(pool_, cur);
       d = cur.data();
-      n = decode_node_fast(d, BtreePage(d).length(), first_node(d), true);
+      n = decode_node_quick(d, BtreePage(d).length(), first_node(d), true);
       landed = false;
       continue;
     }

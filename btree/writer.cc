@@ -3,6 +3,7 @@
 // path first). Splits and merges are in btree/split_merge.cc.
 #include "btree/tree_internal.h"
 #include "btree/leaf_writer.h"
+#include "node/node_quick.h"
 #include "node/page_directory.h"
 
 #include <algorithm>
@@ -106,7 +107,7 @@ uint32_t TreeWriter::descend(std::span<const uint8_t> key, uint64_t recno) {
     PageFind f = find_in_page(d, ps, key, t.def_.descending, recno, FindMode::UpperBound);
     if (f.beyond_end_bucket) corrupt_page(d, "key beyond the END_BUCKET copy on the writer's path");
     const bool at_prev = f.prev_offset != 0;
-    IndexNode n = decode_node_fast(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset, false,
+    IndexNode n = decode_node_quick(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset, false,
                                    at_prev ? f.prev_context() : f.offset_context());
     if (n.is_marker()) corrupt_page(d, "non-leaf page without entries");
     return n.page_number;

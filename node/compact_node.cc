@@ -1,5 +1,5 @@
 // Compact node codec (pbtree's own layout, docs/FORMAT.md §2.9; byte layout at the top of
-// node/node.h), the layout dispatch of decode_node, and decode_node_at.
+// node/node.h), the layout dispatch of decode_node, and its walk from the nearest jump target.
 #include "node/node.h"
 
 #include <fmt/format.h>
@@ -234,15 +234,20 @@ IndexNode decode_compact_node(const uint8_t* page, uint32_t limit, uint32_t offs
   return node;
 }
 
+// Decodes the node at `offset` without its predecessor: on compact pages, walks from the last
+// jump target (or the first node) at or before `offset`.
+static IndexNode decode_node_at(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf);
+
 IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf,
                       const NodeContext* prev) {
   if (page_layout(page) == NodeLayout::Compact) {
+    if (prev == nullptr) return decode_node_at(page, limit, offset, leaf);
     return decode_compact_node(page, limit, offset, leaf, prev);
   }
   return node_detail::decode_firebird_node(page, limit, offset, leaf);
 }
 
-IndexNode decode_node_at(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf) {
+static IndexNode decode_node_at(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf) {
   if (page_layout(page) != NodeLayout::Compact) {
     return node_detail::decode_firebird_node(page, limit, offset, leaf);
   }

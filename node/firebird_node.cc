@@ -9,6 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "node/node_inline.h"
 #include "node/node_internal.h"
 
 namespace pbtree {
@@ -121,10 +122,5 @@ IndexNode decode_firebird_node(const uint8_t* page, uint32_t limit, uint32_t off
 
 
 }  // namespace node_detail
-
-IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf) {
-  if (page_layout(page) == NodeLayout::Compact) return decode_node_at(page, limit, offset, leaf);
-  return node_detail::decode_firebird_node(page, limit, offset, leaf);
-}
 
 }  // namespace pbtree

@@ -8,6 +8,8 @@
 
 #include "node/jump_table.h"
 #include "node/node.h"
+#include "node/node_internal.h"
+#include "node/node_quick.h"
 #include "node/page_directory.h"
 #include "util/bytes.h"
 
@@ -87,7 +89,7 @@ bool rebuild_jumps(const uint8_t* d, uint32_t page_size, const BtreeHeader& h,
       jumps.next();
       last = j.node_offset;
     }
-    IndexNode n = decode_node_fast(d, h.length, last, leaf);
+    IndexNode n = decode_node_quick(d, h.length, last, leaf);
     if (n.is_marker() || n.prefix != prevj_len) corrupt_page(d, "jump target's prefix");
     std::memcpy(cur, prevj, prevj_len);
     if (n.length != 0) std::memcpy(cur + n.prefix, n.data, n.length);
@@ -138,7 +140,7 @@ bool rebuild_jumps(const uint8_t* d, uint32_t page_size, const BtreeHeader& h,
       off = e.pos + e.old_len;
       continue;
     }
-    IndexNode n = decode_node_fast(d, h.length, off, leaf);
+    IndexNode n = decode_node_quick(d, h.length, off, leaf);
     if (!n.is_end_level()) {
       if (n.prefix > cur_len) corrupt_page(d, "bad prefix");
       if (n.length != 0) std::memcpy(cur + n.prefix, n.data, n.length);

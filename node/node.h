@@ -1,8 +1,8 @@
 // B-tree nodes in both layouts: Firebird's ODS 12 nodes (src/jrd/btn.cpp
 // IndexNode::writeNode/readNode; docs/FORMAT.md §2.4), coded in node/firebird_node.cc, and
-// pbtree's compact nodes (docs/FORMAT.md §2.9), coded in node/compact_node.cc. Each decoder is
-// bounds-checked (CorruptError on any malformed byte); the Firebird one has an inline fast
-// path for scans and searches.
+// pbtree's compact nodes (docs/FORMAT.md §2.9), coded in node/compact_node.cc. One public
+// decoder, decode_node (bounds-checked, CorruptError on any malformed byte); its inline hot
+// path for scans and searches is decode_node_quick (node/node_quick.h).
 //
 // Node (varints: 7-bit groups, least-significant first, 0x80 = another byte follows):
 //
@@ -100,11 +100,6 @@ uint32_t node_size(const NodeFields& node, bool leaf);
 /// Writes `node` at `out` (room for node_size() bytes); returns the bytes written.
 /// prefix and data length must be <= kMaxNodeKeyField (std::invalid_argument otherwise).
 uint32_t encode_node(const NodeFields& node, bool leaf, uint8_t* out);
-/// Decodes the node at `offset` of `page`, reading no byte at or beyond `limit` (btr_length or
-/// page size). On a compact page this is decode_node_at (walks from the nearest jump target).
-/// Throws CorruptError ("page 12 (b-tree): node at offset 57: ...") on a reserved flag, an overlong
-/// varint, a record number beyond 40 bits or a node crossing `limit`.
-IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf);
 
 /// What a compact node is coded against: the previous node's full key length (bytes) and
 /// record number.
@@ -124,13 +119,6 @@ uint32_t compact_node_size(const NodeFields& node, bool leaf, const NodeContext*
 /// the bytes written. Throws std::invalid_argument on a record number beyond 40 bits.
 uint32_t encode_compact_node(const NodeFields& node, bool leaf, const NodeContext* prev,
                              uint8_t* out);
-/// Decodes the compact node at `offset` (no byte read at or beyond `limit`). `prev` is the
-/// previous node's context, or null at the first node of a page or a jump target (the node
-/// must then be in explicit form). Throws CorruptError on a reserved code, a relative node
-/// without a predecessor, a prefix beyond the previous key, a record number outside 40 bits
-/// or a node crossing `limit`.
-IndexNode decode_compact_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf,
-                              const NodeContext* prev);
 /// Encoded size of `node` in `layout`: node_size() on Firebird pages (`prev` unused),
 /// compact_node_size() on compact pages (`prev` null: explicit form).
 inline uint32_t node_size(NodeLayout layout, const NodeFields& node, bool leaf,
@@ -144,86 +132,17 @@ inline uint32_t encode_node(NodeLayout layout, const NodeFields& node, bool leaf
                                        : encode_node(node, leaf, out);
 }
 
-/// Decodes a node of either layout (as the page's flag says); `prev` is used on compact pages
-/// only (see decode_compact_node). Throws CorruptError.
+/// The one checked node decoder, for either layout (as byte 1 of the page says): decodes the
+/// node at `offset` of `page`, reading no byte at or beyond `limit` (btr_length or page size).
+/// `prev` is the previous node's context and is used on compact pages only; with `prev` null a
+/// compact page is walked from the last jump target (or the first node) at or before `offset`,
+/// so it costs up to one jump area (no walk when `offset` is itself that start). Firebird nodes
+/// need no context. Inline fast paths for read loops: decode_node_quick (node/node_quick.h).
+/// Throws CorruptError ("page 12 (b-tree): node at offset 57: ...") on a reserved flag or code,
+/// an overlong varint, a record number beyond 40 bits, a prefix beyond the previous key, a
+/// relative compact node at the walk's start, an `offset` that is not a node start (compact,
+/// `prev` null) or a node crossing `limit`.
 IndexNode decode_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf,
-                      const NodeContext* prev);
-/// Decodes the node at `offset` of a page of either layout without knowing its predecessor:
-/// on compact pages it walks from the last jump target (or the first node) at or before
-/// `offset`, so it costs up to one jump area. Throws CorruptError (also if `offset` is not a
-/// node start).
-IndexNode decode_node_at(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf);
-
-/// The hot-path decoder behind decode_node, inline for scans and searches: decodes the node at
-/// `offset` into `node` when its header lies wholly at least 16 bytes before `limit` (so the
-/// varints need no per-byte bounds checks) and every field is well-formed; returns false
-/// otherwise, and the caller then calls decode_node, which takes the checked path and throws
-/// CorruptError on a malformed node. Firebird-layout pages only (false on compact pages, whose
-/// nodes need their predecessor). Never reads at or beyond `limit`.
-[[gnu::always_inline]] inline bool try_decode_node(const uint8_t* page, uint32_t limit,
-                                                   uint32_t offset, bool leaf, IndexNode& node) {
-  if (offset + 16 > limit || page_layout(page) != NodeLayout::Firebird) return false;
-  const uint8_t* p = page + offset;
-  const uint8_t b = *p++;
-  const uint8_t flag = b >> 5;
-  node.offset = offset;
-  if (flag == static_cast<uint8_t>(NodeFlag::EndLevel)) {
-    node.flag = NodeFlag::EndLevel;
-    node.recno = 0;
-    node.page_number = 0;
-    node.prefix = 0;
-    node.length = 0;
-    node.size = 1;
-    node.data = p;
-    return true;
-  }
-  if (flag > 5) return false;
-  uint64_t v;
-  if (!quick_varint(p, 5, v)) return false;
-  node.recno = (v << 5) | (b & 0x1F);
-  node.page_number = 0;
-  if (!leaf) {
-    if (!quick_varint(p, 5, v) || v > 0xFFFFFFFFu) return false;
-    node.page_number = static_cast<uint32_t>(v);
-  }
-  node.prefix = 0;
-  if (flag != static_cast<uint8_t>(NodeFlag::ZeroPrefixZeroLength)) {
-    if (!quick_varint(p, 2, v)) return false;
-    node.prefix = static_cast<uint32_t>(v);
-  }
-  if (flag == static_cast<uint8_t>(NodeFlag::Normal) ||
-      flag == static_cast<uint8_t>(NodeFlag::EndBucket)) {
-    if (!quick_varint(p, 2, v)) return false;
-    node.length = static_cast<uint32_t>(v);
-  } else {
-    node.length = flag == static_cast<uint8_t>(NodeFlag::OneLength) ? 1 : 0;
-  }
-  const uint32_t pos = static_cast<uint32_t>(p - page);
-  if (pos + node.length > limit) return false;
-  node.flag = static_cast<NodeFlag>(flag);
-  node.data = p;
-  node.size = pos + node.length - offset;
-  return true;
-}
-
-/// decode_node through try_decode_node first (same result, same errors).
-[[gnu::always_inline]] inline IndexNode decode_node_fast(const uint8_t* page, uint32_t limit,
-                                                         uint32_t offset, bool leaf) {
-  IndexNode n;
-  if (!try_decode_node(page, limit, offset, leaf, n)) n = decode_node(page, limit, offset, leaf);
-  return n;
-}
-
-/// decode_node_fast with the context of the node before (compact pages; nullptr for a first
-/// node or a jump target), e.g. from PageFind: no walk from the jump target.
-[[gnu::always_inline]] inline IndexNode decode_node_fast(const uint8_t* page, uint32_t limit,
-                                                         uint32_t offset, bool leaf,
-                                                         const NodeContext* prev) {
-  IndexNode n;
-  if (!try_decode_node(page, limit, offset, leaf, n)) {
-    n = decode_node(page, limit, offset, leaf, prev);
-  }
-  return n;
-}
+                      const NodeContext* prev = nullptr);
 
 }  // namespace pbtree

@@ -1,5 +1,6 @@
-// Helpers shared by the node/ codecs only (not included outside node/): the bounds-checked
-// varint reader, the jump-target check and the checked Firebird node decoder.
+// Helpers shared by the node/ codecs only (not included outside node/ and its tests): the
+// bounds-checked varint reader, the jump-target check and the checked per-layout decoders
+// (Firebird, compact) behind decode_node.
 #pragma once
 
 #include <fmt/format.h>
@@ -37,3 +38,15 @@ void check_jump_target(const uint8_t* page, uint32_t index, uint32_t target, uin
 IndexNode decode_firebird_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf);
 
 }  // namespace pbtree::node_detail
+
+namespace pbtree {
+
+/// Decodes the compact node at `offset` (no byte read at or beyond `limit`). `prev` is the
+/// previous node's context, or null at the first node of a page or a jump target (the node
+/// must then be in explicit form). Throws CorruptError on a reserved code, a relative node
+/// without a predecessor, a prefix beyond the previous key, a record number outside 40 bits
+/// or a node crossing `limit`.
+IndexNode decode_compact_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf,
+                              const NodeContext* prev);
+
+}  // namespace pbtree

@@ -10,6 +10,7 @@
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
+#include "node/node_internal.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
 
@@ -252,8 +253,8 @@ TEST(NodeCompactPage, FindAgreesWithFirebirdLayout) {
       ASSERT_EQ(index_of(fp, f.offset), index_of(cp, c.offset)) << t;
       ASSERT_EQ(f.matched, c.matched) << t;
       ASSERT_EQ(f.at_marker, c.at_marker) << t;
-      IndexNode fn = decode_node_at(fp.data(), get_u16(fp.data() + 30), f.offset, true);
-      IndexNode cn = decode_node_at(cp.data(), get_u16(cp.data() + 30), c.offset, true);
+      IndexNode fn = decode_node(fp.data(), get_u16(fp.data() + 30), f.offset, true);
+      IndexNode cn = decode_node(cp.data(), get_u16(cp.data() + 30), c.offset, true);
       ASSERT_EQ(fn.recno, cn.recno) << t;
     }
   }

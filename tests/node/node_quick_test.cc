@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "node/node.h"
+#include "node/node_internal.h"
 #include "node/node_quick.h"
 
 namespace pbtree {

@@ -68,12 +68,12 @@ void expect_same_find(const Bytes& page, const PageFind& a, const PageFind& b, b
   ASSERT_EQ(a.at_marker, b.at_marker);
   ASSERT_EQ(a.beyond_end_bucket, b.beyond_end_bucket);
   const uint32_t limit = get_u16(page.data() + 30);
-  const IndexNode x = decode_node_at(page.data(), limit, a.offset, leaf);
+  const IndexNode x = decode_node(page.data(), limit, a.offset, leaf);
   const IndexNode y = decode_node(page.data(), limit, b.offset, leaf, b.offset_context());
   ASSERT_EQ(x.recno, y.recno);
   ASSERT_EQ(x.prefix, y.prefix);
   if (b.prev_offset != 0) {
-    const IndexNode p = decode_node_at(page.data(), limit, b.prev_offset, leaf);
+    const IndexNode p = decode_node(page.data(), limit, b.prev_offset, leaf);
     const IndexNode q = decode_node(page.data(), limit, b.prev_offset, leaf, b.prev_context());
     ASSERT_EQ(p.recno, q.recno);
     ASSERT_EQ(p.page_number, q.page_number);
