@@ -85,6 +85,7 @@ class Cursor {
  private:
   friend class BTree;
   friend struct CursorOps;
+  friend struct CursorBackward;
   Cursor(const BTree* tree, ScanRange range) : tree_(tree), range_(std::move(range)) {}
   void start();
   struct Cached {
@@ -201,6 +202,7 @@ class BTree {
  private:
   friend class Cursor;
   friend struct CursorOps;
+  friend struct CursorBackward;
   friend struct TreeWriter;  // one write operation's state (btree.cc)
   friend struct LeafWriter;  // the in-place leaf paths (btree/leaf_writer.cc)
   friend struct BatchMerge;  // insert_batch's run rewrites (btree/batch_insert.cc)
