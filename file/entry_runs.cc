@@ -199,7 +199,7 @@ struct RunMerge::Cursor {
     // the merge end on it (RunMerge::less).
     uint8_t w[8];
     std::memset(w, pad, sizeof w);
-    std::memcpy(w, key.data(), std::min<size_t>(8, key.size()));
+    if (!key.empty()) std::memcpy(w, key.data(), std::min<size_t>(8, key.size()));
     std::memcpy(&word, w, sizeof w);
     word = __builtin_bswap64(word);
     pos = static_cast<size_t>(p - buf.data());
