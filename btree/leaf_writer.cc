@@ -130,6 +130,10 @@ uint64_t LeafWriter::appends(const BTree& t) {
   return t.writer_cache_ ? t.writer_cache_->appends : 0;
 }
 
+uint64_t LeafWriter::splits(const BTree& t) {
+  return t.writer_cache_ ? t.writer_cache_->splits : 0;
+}
+
 // The leaf for (key, recno) without a path (no allocation); 0 if a page does not look right.
 static uint32_t descend_leaf(BTree& t, std::span<const uint8_t> key,
                              uint64_t recno, bool descending) {
@@ -198,12 +202,14 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
                          c.rm_in_rule, writer_directory(ref)};
         // End-of-page reserve (firebird-format.md §2.9): else the rightmost split runs.
         const int64_t limit = int64_t{ps} - 6 - int64_t(key.size());
-        if (int64_t{c.rm_length} + n_size > limit) return false;
+        if (int64_t{c.rm_length} + n_size > limit) {
+          return split_append(t, c, ref, key, recno, pn, ctx, e);
+        }
         LeafEditPlan plan;
         const uint32_t old_jump = bp.jump_size();
         const InsertedNode ins{n_size, key, recno};
         const PageEdit done = edit_page(ref, ps, e, plan, s, static_cast<uint32_t>(limit), &ins);
-        if (done == PageEdit::None) return false;
+        if (done == PageEdit::None) return split_append(t, c, ref, key, recno, pn, ctx, e);
         ++c.appends;
         if (done == PageEdit::Relaid) {  // node offsets moved: the next append descends
           c.rm_leaf = 0;

@@ -36,6 +36,7 @@ struct WriterCache {
   /// appends at the end, which change no node before the targets.
   bool rm_in_rule = false;
   uint64_t appends = 0;         ///< inserts served by the cache (tests)
+  uint64_t splits = 0;          ///< rightmost splits of LeafWriter::split_append (tests)
 };
 
 /// How edit_page changed a page.
@@ -75,6 +76,19 @@ struct LeafWriter {
   static bool insert(BTree& t, std::span<const uint8_t> key, uint64_t recno);
   /// Inserts served by the rightmost-leaf cache so far (for tests).
   static uint64_t appends(const BTree& t);
+  /// Rightmost splits done by split_append so far (for tests).
+  static uint64_t splits(const BTree& t);
+  /// The cached rightmost leaf `ref` (c.rm_leaf) cannot take the append `append` of (key,
+  /// recno) (its new node, prefix `pn` against the last key whose context is `ctx`, then
+  /// END_LEVEL): does Firebird's rightmost split as TreeWriter::split would, byte for byte
+  /// (btree/leaf_split.cc): the old page edited in its frame into the left half, the new entry
+  /// alone on a new right page, the separator sent up by the general path; the new page
+  /// becomes the cached rightmost leaf. Returns false, nothing changed, when the general path
+  /// would not split this way (the page re-laid whole still fits, or the left half would not).
+  /// Throws CorruptError on a damaged parent level.
+  static bool split_append(BTree& t, WriterCache& c, PageRef& ref, std::span<const uint8_t> key,
+                           uint64_t recno, uint32_t pn, const NodeContext& ctx,
+                           const LeafEdit& append);
   /// The tree's WriterCache, made on first use for page size `page_size`.
   static WriterCache& cache(BTree& t, uint32_t page_size);
 };

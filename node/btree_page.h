@@ -127,6 +127,7 @@ class MutableBtreePage : public BtreePage {
  public:
   explicit MutableBtreePage(uint8_t* data) : BtreePage(data), w_(data) {}
   uint8_t* data() const { return w_; }
+  void set_sibling(uint32_t page) { put_u32(w_ + 16, page); }
   void set_left_sibling(uint32_t page) { put_u32(w_ + 20, page); }
   void set_prefix_total(uint32_t total) { put_u32(w_ + 24, total); }
   void set_length(uint16_t length) { put_u16(w_ + 30, length); }

@@ -176,7 +176,7 @@ bool plan_leaf_edit(const uint8_t* d, uint32_t page_size, const LeafEdit& e,
   const int64_t delta = int64_t(e.bytes.size()) - e.old_len;
   const int64_t new_length = int64_t{h.length} + delta;
   const int64_t interval = h.jump_interval;
-  bool rebuild = false;
+  bool rebuild = e.force_rebuild;
   uint32_t pos = kBtreeHeaderSize;
   for (uint32_t i = 0; i < h.jump_count && !rebuild; ++i) {
     JumpNode j = decode_jump_node(d, first, pos);

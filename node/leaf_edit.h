@@ -42,6 +42,10 @@ struct LeafEdit {
   /// offset and full key are known, so a jump-table regeneration decodes from the last one
   /// at or below each jump threshold instead of walking the whole page. Null: none.
   const PageDirectory* dir = nullptr;
+  /// Regenerate the jump table by encode_page's rule even if no target moved or is due: the
+  /// edited page then has the jump table encode_page gives it (the rightmost split's left
+  /// page, btree/leaf_split.cc).
+  bool force_rebuild = false;
 };
 
 /// What apply_leaf_edit does; filled by plan_leaf_edit.

@@ -1,0 +1,105 @@
+// The rightmost split of the writer's append path (btree/leaf_split.cc): increasing inserts
+// that split the cached rightmost leaf give every page the bytes the general split path
+// (TreeWriter::split, reached by dropping the cache before each insert) gives it, on both
+// layouts, for unique, duplicate and descending indexes with keys of varying length.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "btree/leaf_writer.h"
+#include "tests/support/btree_tree_fixture.h"
+
+namespace pbtree::testing {
+namespace {
+
+struct SplitCase {
+  NodeLayout layout;
+  uint16_t jump_interval;
+  bool unique;
+  bool descending;
+};
+
+// The i-th key of an increasing run (bytewise increasing, which is index order on descending
+// indexes too: their keys are stored inverted): 4 bytes of order, then 0..40 bytes of suffix,
+// so node sizes, prefixes and jump keys vary.
+std::vector<uint8_t> run_key(uint64_t i, std::mt19937_64& rng) {
+  std::vector<uint8_t> k = be_key(i, 4);
+  const size_t extra = rng() % 41;
+  for (size_t j = 0; j < extra; ++j) k.push_back(static_cast<uint8_t>('a' + rng() % 4));
+  return k;
+}
+
+// Fills a tree with `n` increasing inserts (each key twice on a duplicate index); with
+// `general`, the rightmost-leaf cache is dropped before every insert, so each split goes
+// through TreeWriter::split.
+void fill(TreeEnv& env, const SplitCase& c, int n, bool general) {
+  std::mt19937_64 rng(5);
+  WriterCache& cache = LeafWriter::cache(*env.tree, env.pool.page_size());
+  uint64_t recno = 1;
+  for (int i = 0; i < n; ++i) {
+    const std::vector<uint8_t> k = run_key(static_cast<uint64_t>(i), rng);
+    for (int d = 0; d < (c.unique ? 1 : 2); ++d) {
+      if (general) cache.rm_leaf = 0;
+      env.tree->insert(k, recno++);
+    }
+  }
+}
+
+void expect_same_pages_as_general_split(const SplitCase& c) {
+  constexpr int kKeys = 4000;
+  TreeEnv fast(c.unique, c.descending, 4096, 1024, c.jump_interval, c.layout);
+  TreeEnv general(c.unique, c.descending, 4096, 1024, c.jump_interval, c.layout);
+  fill(fast, c, kKeys, false);
+  fill(general, c, kKeys, true);
+  EXPECT_GT(LeafWriter::splits(*fast.tree), 10u);  // the fast path ran
+  EXPECT_EQ(LeafWriter::splits(*general.tree), 0u);
+  ASSERT_EQ(fast.alloc.in_use(), general.alloc.in_use());
+  EXPECT_EQ(fast.tree->root(), general.tree->root());
+  // Bytes 16.. of every page (0..15 are the page's generic header, set when written).
+  const uint32_t ps = fast.pool.page_size();
+  for (uint32_t p = 1; p <= fast.alloc.in_use(); ++p) {
+    PageRef a = fast.pool.pin(p);
+    PageRef b = general.pool.pin(p);
+    ASSERT_EQ(std::memcmp(a.data() + 16, b.data() + 16, ps - 16), 0) << "page " << p;
+  }
+  const uint64_t entries = c.unique ? kKeys : 2 * kKeys;
+  EXPECT_EQ(fast.tree->verify().entries, entries);
+}
+
+TEST(BtreeLeafSplit, SameBytesAsGeneralSplitFirebirdUnique) {
+  expect_same_pages_as_general_split({NodeLayout::Firebird, 256, true, false});
+}
+TEST(BtreeLeafSplit, SameBytesAsGeneralSplitFirebirdDuplicates) {
+  expect_same_pages_as_general_split({NodeLayout::Firebird, 576, false, false});
+}
+TEST(BtreeLeafSplit, SameBytesAsGeneralSplitFirebirdDescending) {
+  expect_same_pages_as_general_split({NodeLayout::Firebird, 256, true, true});
+}
+TEST(BtreeLeafSplit, SameBytesAsGeneralSplitCompactUnique) {
+  expect_same_pages_as_general_split({NodeLayout::Compact, 256, true, false});
+}
+TEST(BtreeLeafSplit, SameBytesAsGeneralSplitCompactDuplicates) {
+  expect_same_pages_as_general_split({NodeLayout::Compact, 0, false, false});
+}
+TEST(BtreeLeafSplit, SameBytesAsGeneralSplitCompactDescending) {
+  expect_same_pages_as_general_split({NodeLayout::Compact, 300, true, true});
+}
+
+// A leaf split by the fast path leaves the new page as the cached rightmost leaf: the next
+// increasing insert is an append through the cache.
+TEST(BtreeLeafSplit, NewRightPageBecomesTheCachedLeaf) {
+  TreeEnv env(true, false, 4096, 256, 576, NodeLayout::Firebird);
+  uint64_t i = 0;
+  while (LeafWriter::splits(*env.tree) == 0) {
+    env.tree->insert(be_key(i), i);
+    ++i;
+  }
+  const uint64_t appends = LeafWriter::appends(*env.tree);
+  env.tree->insert(be_key(i), i);
+  EXPECT_EQ(LeafWriter::appends(*env.tree), appends + 1);
+  EXPECT_EQ(env.tree->verify().entries, i + 1);
+}
+
+}  // namespace
+}  // namespace pbtree::testing
