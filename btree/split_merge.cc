@@ -325,10 +325,21 @@ void TreeWriter::remove_at(int level, uint32_t page_no, BtreePageImage& img, siz
 // Root with a single child: the child becomes the root (repeatedly).
 void TreeWriter::shrink_root() {
   for (;;) {
+    // Only the header and the first two nodes: a root of one entry then END_LEVEL (every
+    // writer operation ends here, so the root is not decoded whole).
     uint32_t r = t.root();
-    BtreePageImage img = read(r);
-    if (img.header.level == 0 || img.entries.size() != 1 || img.header.sibling != 0) return;
-    uint32_t child = img.entries[0].page_number;
+    uint32_t child = 0;
+    {
+      PageRef ref = t.pool_.pin(r);
+      const uint8_t* d = ref.data();
+      if (!live_btree_page(d, -1)) corrupt_page(d, "not a live b-tree page");
+      const BtreeHeader h = check_btree_header(d, ps);
+      if (h.level == 0 || h.sibling != 0) return;
+      const IndexNode first = decode_node(d, h.length, first_node(d), false);
+      if (first.is_marker()) return;
+      if (!node_after(d, h.length, first.end(), false, first).is_end_level()) return;
+      child = first.page_number;
+    }
     t.root_.store(child, std::memory_order_release);
     if (t.on_root_change_) t.on_root_change_(child);
     {

@@ -18,6 +18,7 @@ struct SplitCase {
   uint16_t jump_interval;
   bool unique;
   bool descending;
+  uint32_t depth;  ///< levels of the tree filled (inner pages split too from 3 on)
 };
 
 // The i-th key of an increasing run (bytewise increasing, which is index order on descending
@@ -47,9 +48,9 @@ void fill(TreeEnv& env, const SplitCase& c, int n, bool general) {
 }
 
 void expect_same_pages_as_general_split(const SplitCase& c) {
-  constexpr int kKeys = 4000;
-  TreeEnv fast(c.unique, c.descending, 4096, 1024, c.jump_interval, c.layout);
-  TreeEnv general(c.unique, c.descending, 4096, 1024, c.jump_interval, c.layout);
+  constexpr int kKeys = 15000;  // three levels: parents split too
+  TreeEnv fast(c.unique, c.descending, 1024, 4096, c.jump_interval, c.layout);
+  TreeEnv general(c.unique, c.descending, 1024, 4096, c.jump_interval, c.layout);
   fill(fast, c, kKeys, false);
   fill(general, c, kKeys, true);
   EXPECT_GT(LeafWriter::splits(*fast.tree), 10u);  // the fast path ran
@@ -64,26 +65,28 @@ void expect_same_pages_as_general_split(const SplitCase& c) {
     ASSERT_EQ(std::memcmp(a.data() + 16, b.data() + 16, ps - 16), 0) << "page " << p;
   }
   const uint64_t entries = c.unique ? kKeys : 2 * kKeys;
-  EXPECT_EQ(fast.tree->verify().entries, entries);
+  const TreeCheck check = fast.tree->verify();
+  EXPECT_EQ(check.entries, entries);
+  EXPECT_EQ(check.depth, c.depth);
 }
 
 TEST(BtreeLeafSplit, SameBytesAsGeneralSplitFirebirdUnique) {
-  expect_same_pages_as_general_split({NodeLayout::Firebird, 256, true, false});
+  expect_same_pages_as_general_split({NodeLayout::Firebird, 128, true, false, 3});
 }
 TEST(BtreeLeafSplit, SameBytesAsGeneralSplitFirebirdDuplicates) {
-  expect_same_pages_as_general_split({NodeLayout::Firebird, 576, false, false});
+  expect_same_pages_as_general_split({NodeLayout::Firebird, 200, false, false, 4});
 }
 TEST(BtreeLeafSplit, SameBytesAsGeneralSplitFirebirdDescending) {
-  expect_same_pages_as_general_split({NodeLayout::Firebird, 256, true, true});
+  expect_same_pages_as_general_split({NodeLayout::Firebird, 128, true, true, 3});
 }
 TEST(BtreeLeafSplit, SameBytesAsGeneralSplitCompactUnique) {
-  expect_same_pages_as_general_split({NodeLayout::Compact, 256, true, false});
+  expect_same_pages_as_general_split({NodeLayout::Compact, 100, true, false, 3});
 }
 TEST(BtreeLeafSplit, SameBytesAsGeneralSplitCompactDuplicates) {
-  expect_same_pages_as_general_split({NodeLayout::Compact, 0, false, false});
+  expect_same_pages_as_general_split({NodeLayout::Compact, 0, false, false, 3});
 }
 TEST(BtreeLeafSplit, SameBytesAsGeneralSplitCompactDescending) {
-  expect_same_pages_as_general_split({NodeLayout::Compact, 300, true, true});
+  expect_same_pages_as_general_split({NodeLayout::Compact, 150, true, true, 3});
 }
 
 // A leaf split by the fast path leaves the new page as the cached rightmost leaf: the next
