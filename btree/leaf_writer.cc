@@ -16,7 +16,8 @@
 namespace pbtree {
 
 WriterCache::WriterCache(uint32_t ps)
-    : scratch(leaf_edit_scratch_size(ps)), nodes(size_t{ps} * 2), page_size(ps) {
+    : scratch(leaf_edit_scratch_size(ps)), nodes(size_t{ps} * 2), page_size(ps),
+      split_page(size_t{ps} * 2) {
   prev_key.reserve(ps);
   x_key.reserve(ps);
   rm_key.reserve(ps);
@@ -303,11 +304,13 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
                    int64_t{pn} + px - int64_t{x.prefix}, false, writer_directory(ref)};
   // A node that becomes the last one leaves the end-of-page reserve (§2.9) free.
   const int64_t limit = x.is_marker() ? int64_t{ps} - 6 - int64_t(key.size()) : int64_t{ps};
-  if (int64_t{h.length} + n_size + x_size - x.size > limit) return false;
+  if (int64_t{h.length} + n_size + x_size - x.size > limit) {
+    return !x.is_marker() && split_middle(t, c, ref, leaf, e, key, recno);
+  }
   LeafEditPlan plan;
   const InsertedNode ins{n_size, key, recno};
   const PageEdit done = edit_page(ref, ps, e, plan, s, static_cast<uint32_t>(limit), &ins);
-  if (done == PageEdit::None) return false;
+  if (done == PageEdit::None) return !x.is_marker() && split_middle(t, c, ref, leaf, e, key, recno);
   if (done == PageEdit::InPlace && h.sibling == 0 && x.is_end_level()) {  // appended to the rightmost leaf: cache it
     c.rm_leaf = leaf;
     c.rm_version = ref.version();

@@ -37,6 +37,14 @@ struct WriterCache {
   bool rm_in_rule = false;
   uint64_t appends = 0;         ///< inserts served by the cache (tests)
   uint64_t splits = 0;          ///< rightmost splits of LeafWriter::split_append (tests)
+  // LeafWriter::split_middle: the page with the insert (2 × page_size), its entries' offsets
+  // and key lengths, key buffers and the three jump tables' previous jump keys.
+  std::vector<uint8_t> split_page;
+  std::vector<uint32_t> split_offsets, split_key_lengths;
+  std::vector<uint8_t> split_cur, split_key;
+  std::vector<uint8_t> split_jump_keys[3];
+  uint64_t middle_splits = 0;   ///< splits done by LeafWriter::split_middle (tests)
+  bool stream_splits = true;    ///< false: every split through TreeWriter::split (tests)
 };
 
 /// How edit_page changed a page.
@@ -89,6 +97,14 @@ struct LeafWriter {
   static bool split_append(BTree& t, WriterCache& c, PageRef& ref, std::span<const uint8_t> key,
                            uint64_t recno, uint32_t pn, const NodeContext& ctx,
                            const LeafEdit& append);
+  /// The in-place insert `e` of (key, recno) does not fit leaf `leaf` (pinned `ref`), the new
+  /// entry not being its last: on a Firebird-layout leaf, splits it as TreeWriter::split would,
+  /// byte for byte (the middle by key bytes, btree/leaf_split_middle.cc), both halves streamed
+  /// from the node bytes, the separator sent up by the general path. Returns false, nothing
+  /// changed, when the general path would do otherwise (or c.stream_splits is off). Throws
+  /// CorruptError on a damaged page or parent level.
+  static bool split_middle(BTree& t, WriterCache& c, PageRef& ref, uint32_t leaf,
+                           const LeafEdit& e, std::span<const uint8_t> key, uint64_t recno);
   /// The tree's WriterCache, made on first use for page size `page_size`.
   static WriterCache& cache(BTree& t, uint32_t page_size);
 };

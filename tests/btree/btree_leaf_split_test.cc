@@ -1,7 +1,8 @@
-// The rightmost split of the writer's append path (btree/leaf_split.cc): increasing inserts
-// that split the cached rightmost leaf give every page the bytes the general split path
-// (TreeWriter::split, reached by dropping the cache before each insert) gives it, on both
-// layouts, for unique, duplicate and descending indexes with keys of varying length.
+// The writer's own leaf splits: the rightmost split of the append path (btree/leaf_split.cc)
+// and the streamed middle split (btree/leaf_split_middle.cc). Increasing inserts that split
+// the cached rightmost leaf, and random inserts that split Firebird-layout leaves, give every
+// page the bytes the general split path (TreeWriter::split) gives it, for unique, duplicate
+// and descending indexes with keys of varying length.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -87,6 +88,56 @@ TEST(BtreeLeafSplit, SameBytesAsGeneralSplitCompactDuplicates) {
 }
 TEST(BtreeLeafSplit, SameBytesAsGeneralSplitCompactDescending) {
   expect_same_pages_as_general_split({NodeLayout::Compact, 150, true, true, 3});
+}
+
+// Random inserts (keys of 4..44 bytes, each twice on a duplicate index) into a Firebird-layout
+// tree whose leaf splits are streamed (LeafWriter::split_middle) or, with `general`, all done
+// by TreeWriter::split.
+void fill_random(TreeEnv& env, bool unique, int n, bool general) {
+  std::mt19937_64 rng(9);
+  LeafWriter::cache(*env.tree, env.pool.page_size()).stream_splits = !general;
+  uint64_t recno = 1;
+  for (int i = 0; i < n; ++i) {
+    const std::vector<uint8_t> k = run_key(rng() % 100000000, rng);
+    for (int d = 0; d < (unique ? 1 : 2); ++d) {
+      try {
+        env.tree->insert(k, recno++);
+      } catch (const DuplicateKeyError&) {
+      }
+    }
+  }
+}
+
+void expect_same_pages_after_random_inserts(uint32_t page_size, uint16_t jump_interval,
+                                            bool unique, bool descending) {
+  constexpr int kKeys = 12000;
+  TreeEnv fast(unique, descending, page_size, 4096, jump_interval, NodeLayout::Firebird);
+  TreeEnv general(unique, descending, page_size, 4096, jump_interval, NodeLayout::Firebird);
+  fill_random(fast, unique, kKeys, false);
+  fill_random(general, unique, kKeys, true);
+  EXPECT_GT(LeafWriter::cache(*fast.tree, page_size).middle_splits, 20u);  // the fast path ran
+  EXPECT_EQ(LeafWriter::cache(*general.tree, page_size).middle_splits, 0u);
+  ASSERT_EQ(fast.alloc.in_use(), general.alloc.in_use());
+  EXPECT_EQ(fast.tree->root(), general.tree->root());
+  for (uint32_t p = 1; p <= fast.alloc.in_use(); ++p) {
+    PageRef a = fast.pool.pin(p);
+    PageRef b = general.pool.pin(p);
+    ASSERT_EQ(std::memcmp(a.data() + 16, b.data() + 16, page_size - 16), 0) << "page " << p;
+  }
+  EXPECT_EQ(fast.tree->verify().entries, general.tree->verify().entries);
+}
+
+TEST(BtreeLeafSplit, MiddleSplitSameBytesAsGeneralSplitUnique) {
+  expect_same_pages_after_random_inserts(1024, 128, true, false);
+}
+TEST(BtreeLeafSplit, MiddleSplitSameBytesAsGeneralSplitDuplicates) {
+  expect_same_pages_after_random_inserts(4096, 576, false, false);
+}
+TEST(BtreeLeafSplit, MiddleSplitSameBytesAsGeneralSplitDescending) {
+  expect_same_pages_after_random_inserts(1024, 200, true, true);
+}
+TEST(BtreeLeafSplit, MiddleSplitSameBytesAsGeneralSplitNoJumpNodes) {
+  expect_same_pages_after_random_inserts(4096, 0, false, false);
 }
 
 // A leaf split by the fast path leaves the new page as the cached rightmost leaf: the next
