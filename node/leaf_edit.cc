@@ -243,7 +243,7 @@ void apply_leaf_edit(uint8_t* d, const LeafEdit& e, const LeafEditPlan& plan,
   const uint32_t tail_len = h.length - tail;
   MutableBtreePage page(d);
   if (!plan.rebuild) {
-    std::memmove(d + tail + delta, d + tail, tail_len);
+    if (delta != 0) std::memmove(d + tail + delta, d + tail, tail_len);
     if (!e.bytes.empty()) std::memcpy(d + e.pos, e.bytes.data(), e.bytes.size());
     if (plan.shift_known) {  // the fields plan_leaf_edit found: no second walk
       for (uint32_t i = 0; i < plan.shift_count; ++i) {
@@ -263,12 +263,13 @@ void apply_leaf_edit(uint8_t* d, const LeafEdit& e, const LeafEditPlan& plan,
     // right, T goes first (its destination lies beyond A's old bytes); moving left, A first.
     const int64_t shift = int64_t{kBtreeHeaderSize} + plan.new_jump_size - old_first;
     const uint32_t a_len = e.pos - old_first;
+    // A regenerated table of the old size (shift 0) leaves A where it is: no move.
     if (shift > 0) {
       std::memmove(d + tail + shift + delta, d + tail, tail_len);
       std::memmove(d + old_first + shift, d + old_first, a_len);
     } else {
-      std::memmove(d + old_first + shift, d + old_first, a_len);
-      std::memmove(d + tail + shift + delta, d + tail, tail_len);
+      if (shift != 0) std::memmove(d + old_first + shift, d + old_first, a_len);
+      if (shift + delta != 0) std::memmove(d + tail + shift + delta, d + tail, tail_len);
     }
     if (!e.bytes.empty()) std::memcpy(d + e.pos + shift, e.bytes.data(), e.bytes.size());
     if (plan.new_jump_size != 0) std::memcpy(d + kBtreeHeaderSize, s.jump, plan.new_jump_size);
