@@ -30,6 +30,27 @@ bool is_jump_target(const uint8_t* page, uint32_t offset) {
 
 namespace {
 
+// A jump node's target and where its 2-byte target field lies (both from the page start).
+struct JumpField {
+  uint32_t node_offset;
+  uint32_t field;
+  uint32_t size;
+};
+
+// The jump node at `pos` (no byte read at or beyond `limit`). Inline fast path for one-byte
+// prefix and length varints (every jump key under 128 bytes); anything else goes through
+// decode_jump_node, which throws CorruptError as before.
+inline JumpField jump_field(const uint8_t* d, uint32_t limit, uint32_t pos) {
+  if (uint64_t{pos} + 4 <= limit) {
+    const uint8_t p = d[pos], l = d[pos + 1];
+    if (((p | l) & 0x80) == 0 && uint64_t{pos} + 4 + l <= limit) {
+      return {get_u16(d + pos + 2), pos + 2, 4u + l};
+    }
+  }
+  const JumpNode j = decode_jump_node(d, limit, pos);
+  return {j.node_offset, pos + varint_size(j.prefix) + varint_size(j.length), j.size};
+}
+
 // The jump table Firebird's rule gives the page after the edit, written into scratch.jump
 // (target offsets patched once its size is known). Firebird layout only. Returns false if it
 // does not fit.
@@ -171,6 +192,7 @@ bool rebuild_jumps(const uint8_t* d, uint32_t page_size, const BtreeHeader& h,
 bool plan_leaf_edit(const uint8_t* d, uint32_t page_size, const LeafEdit& e,
                     const LeafEditScratch& s, LeafEditPlan& plan) {
   plan.rejump = false;
+  plan.shift_known = false;
   const BtreeHeader h = read_btree_header(d);
   const uint32_t first = kBtreeHeaderSize + h.jump_size;
   const int64_t delta = int64_t(e.bytes.size()) - e.old_len;
@@ -178,11 +200,15 @@ bool plan_leaf_edit(const uint8_t* d, uint32_t page_size, const LeafEdit& e,
   const int64_t interval = h.jump_interval;
   bool rebuild = e.force_rebuild;
   uint32_t pos = kBtreeHeaderSize;
+  uint32_t shifts = 0;
   for (uint32_t i = 0; i < h.jump_count && !rebuild; ++i) {
-    JumpNode j = decode_jump_node(d, first, pos);
+    const JumpField j = jump_field(d, first, pos);
     int64_t target = j.node_offset;
     if (target == e.stale_a || target == e.stale_b) rebuild = true;
-    if (target >= e.pos) target += delta;
+    if (target >= e.pos) {
+      target += delta;
+      plan.shift_fields[shifts++] = static_cast<uint16_t>(j.field);
+    }
     const int64_t ideal = int64_t{first} + int64_t{i + 1} * interval;
     if (target - ideal > interval / 5 || ideal - target > interval / 5) rebuild = true;
     pos += j.size;
@@ -197,6 +223,8 @@ bool plan_leaf_edit(const uint8_t* d, uint32_t page_size, const LeafEdit& e,
     plan.new_length = static_cast<uint32_t>(new_length);
     plan.new_jump_size = h.jump_size;
     plan.new_jump_count = h.jump_count;
+    plan.shift_known = true;
+    plan.shift_count = shifts;
     return true;
   }
   if (h.layout == NodeLayout::Compact) {  // targets must be explicit nodes
@@ -215,28 +243,33 @@ void apply_leaf_edit(uint8_t* d, const LeafEdit& e, const LeafEditPlan& plan,
   const uint32_t tail_len = h.length - tail;
   MutableBtreePage page(d);
   if (!plan.rebuild) {
-    std::memmove(d + tail + delta, d + tail, tail_len);
+    if (delta != 0) std::memmove(d + tail + delta, d + tail, tail_len);
     if (!e.bytes.empty()) std::memcpy(d + e.pos, e.bytes.data(), e.bytes.size());
-    uint32_t pos = kBtreeHeaderSize;
-    for (uint32_t i = 0; i < h.jump_count; ++i) {
-      JumpNode j = decode_jump_node(d, old_first, pos);
-      if (j.node_offset >= e.pos) {
-        put_u16(d + pos + varint_size(j.prefix) + varint_size(j.length),
-                static_cast<uint16_t>(j.node_offset + delta));
+    if (plan.shift_known) {  // the fields plan_leaf_edit found: no second walk
+      for (uint32_t i = 0; i < plan.shift_count; ++i) {
+        uint8_t* f = d + plan.shift_fields[i];
+        put_u16(f, static_cast<uint16_t>(get_u16(f) + delta));
       }
-      pos += j.size;
+    } else {
+      uint32_t pos = kBtreeHeaderSize;
+      for (uint32_t i = 0; i < h.jump_count; ++i) {
+        const JumpField j = jump_field(d, old_first, pos);
+        if (j.node_offset >= e.pos) put_u16(d + j.field, static_cast<uint16_t>(j.node_offset + delta));
+        pos += j.size;
+      }
     }
   } else {
     // The nodes before the edit (A) move by `shift`, the tail (T) by shift + delta. Moving
     // right, T goes first (its destination lies beyond A's old bytes); moving left, A first.
     const int64_t shift = int64_t{kBtreeHeaderSize} + plan.new_jump_size - old_first;
     const uint32_t a_len = e.pos - old_first;
+    // A regenerated table of the old size (shift 0) leaves A where it is: no move.
     if (shift > 0) {
       std::memmove(d + tail + shift + delta, d + tail, tail_len);
       std::memmove(d + old_first + shift, d + old_first, a_len);
     } else {
-      std::memmove(d + old_first + shift, d + old_first, a_len);
-      std::memmove(d + tail + shift + delta, d + tail, tail_len);
+      if (shift != 0) std::memmove(d + old_first + shift, d + old_first, a_len);
+      if (shift + delta != 0) std::memmove(d + tail + shift + delta, d + tail, tail_len);
     }
     if (!e.bytes.empty()) std::memcpy(d + e.pos + shift, e.bytes.data(), e.bytes.size());
     if (plan.new_jump_size != 0) std::memcpy(d + kBtreeHeaderSize, s.jump, plan.new_jump_size);

@@ -57,6 +57,13 @@ struct LeafEditPlan {
   uint32_t new_length = 0;    ///< btr_length after the edit
   uint32_t new_jump_size = 0;
   uint32_t new_jump_count = 0;
+  /// (rebuild false, set by plan_leaf_edit) page offsets of the 2-byte target fields of the
+  /// jump nodes whose target lies at or after the edit: apply_leaf_edit adds the size change
+  /// to each without decoding the jump table again. False (a plan filled by hand): apply
+  /// walks the jump table itself.
+  bool shift_known = false;
+  uint32_t shift_count = 0;
+  uint16_t shift_fields[255];
 };
 
 /// Scratch for the edits, allocated once per writer: jump table, two key buffers, and for

@@ -49,7 +49,7 @@ inline constexpr uint8_t kFileMagic[8] = {0x50, 0x42, 0x54, 0x52, 0x45, 0x45, 0x
 /// carries it (page/wal.h) so a log is only ever replayed into its own file.
 inline constexpr size_t kFileIdOffset = 80;
 
-/// CRC-32C of `page` (page_size bytes) with bytes 4..7 taken as zero (Boost.CRC).
+/// CRC-32C of `page` (page_size bytes) with bytes 4..7 taken as zero (util/crc32c.h, ISA-L).
 uint32_t page_checksum(const uint8_t* page, uint32_t page_size);
 
 }  // namespace pbtree

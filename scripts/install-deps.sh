@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libboost-dev libtbb-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
-  libzstd-dev zstd libcli11-dev libfmt-dev nlohmann-json3-dev python3
+  libzstd-dev zstd libcli11-dev libfmt-dev nlohmann-json3-dev libisal-dev python3
   # benchmark peers
   libsqlite3-dev liblmdb-dev libabsl-dev
   # libFuzzer targets (fuzz/, PBTREE_FUZZ): clang 14 and its runtime (fuzzer, sanitizers)
