@@ -119,7 +119,7 @@ bool PageDirectory::fill_all(const uint8_t* page, uint32_t first, uint32_t limit
   if (n <= 1) common = 0;
   entries_ = built_entries_ = n;
   const size_t per_group = sizeof(uint64_t) + sizeof(Group) + (compact_ ? sizeof(uint64_t) : 0);
-  uint32_t k = kMinGroup;
+  uint32_t k = leaf_ ? kMinGroup : kMinInnerGroup;
   while (size_t{(n + k - 1) / k} * per_group > budget && k < n) k *= 2;
   for (;;) {
     if (fill(page, first, limit, common, k, (n + k - 1) / k, budget)) break;

@@ -2,11 +2,11 @@
 // layout) that lets a search skip the node walk of find_in_page (node/page_search.h). It is
 // never written to the file; the page bytes, jump nodes included, stay as Firebird writes them.
 //
-// Every K-th entry node of the page starts a group (K = 16, doubled until the directory fits
-// a quarter of the page size). For each group it keeps the node's offset, its full key length,
-// an 8-byte big-endian head of the key after the page-wide common prefix, the key's remaining
-// bytes when they do not fit the head, and (compact layout) the context the node is decoded
-// with. A search binary-searches the groups (u64 head compares; full compares on ties), then
+// Every K-th entry node of the page starts a group (K = 16 on a leaf, 4 above, doubled until
+// the directory fits a quarter of the page size). For each group it keeps the node's offset,
+// its full key length, an 8-byte big-endian head of the key after the page-wide common
+// prefix, the key's remaining bytes when they do not fit the head, and (compact layout) the
+// context the node is decoded with. A search binary-searches the groups (u64 head compares; full compares on ties), then
 // runs find_in_page's prefix-trick scan over at most one group.
 //
 // The directory is built on a page's first search after it was read or changed and stamped
@@ -32,8 +32,11 @@ class PageDirectory : public FrameAux {
  public:
   /// Frame version of a directory that describes no page.
   static constexpr uint64_t kNoVersion = ~uint64_t{0};
-  /// Smallest group size (entries per group).
+  /// Smallest group size (entries per group) of a leaf page.
   static constexpr uint32_t kMinGroup = 16;
+  /// Smallest group size of a non-leaf page: every descent crosses one per level, and they
+  /// are a fraction of a percent of the pages, so shorter scans there cost little memory.
+  static constexpr uint32_t kMinInnerGroup = 4;
 
   /// Rebuilds from scratch for `page` (page_size bytes) at frame version `version`. A page
   /// whose nodes do not decode gets an unusable directory (usable() false; find_in_page then
