@@ -83,6 +83,25 @@ bool append_separator(BufferPool& pool, WriterCache& c, uint32_t parent,
 
 }  // namespace
 
+void LeafWriter::send_separator_up(BTree& t, WriterCache& c, uint32_t leaf, PageEntry sep,
+                                   std::span<const uint8_t> key, uint64_t recno,
+                                   bool try_append) {
+  TreeWriter w(t);
+  if (leaf == t.root()) {
+    w.new_root(0, leaf, std::move(sep));
+  } else {
+    w.descend(key, recno);
+    size_t idx = 0;
+    const uint32_t parent = w.find_parent(0, leaf, idx);
+    if (!try_append || !append_separator(t.pool_, c, parent, leaf, sep, t.def_.descending)) {
+      BtreePageImage pimg = w.read(parent);
+      pimg.entries.insert(pimg.entries.begin() + static_cast<long>(idx) + 1, std::move(sep));
+      w.store(1, parent, pimg, static_cast<long>(idx + 1));
+    }
+  }
+  w.finish();
+}
+
 bool LeafWriter::split_append(BTree& t, WriterCache& c, PageRef& ref,
                               std::span<const uint8_t> key, uint64_t recno, uint32_t pn,
                               const NodeContext& ctx, const LeafEdit& append) {
@@ -151,20 +170,7 @@ bool LeafWriter::split_append(BTree& t, WriterCache& c, PageRef& ref,
       sep.recno = 0;
     }
   }
-  TreeWriter w(t);
-  if (leaf == t.root()) {
-    w.new_root(0, leaf, std::move(sep));
-  } else {
-    w.descend(key, recno);
-    size_t idx = 0;
-    const uint32_t parent = w.find_parent(0, leaf, idx);
-    if (!append_separator(t.pool_, c, parent, leaf, sep, t.def_.descending)) {
-      BtreePageImage pimg = w.read(parent);
-      pimg.entries.insert(pimg.entries.begin() + static_cast<long>(idx) + 1, std::move(sep));
-      w.store(1, parent, pimg, static_cast<long>(idx + 1));
-    }
-  }
-  w.finish();
+  send_separator_up(t, c, leaf, std::move(sep), key, recno, true);
 
   // The new page is the rightmost leaf now, in encode_page's rule.
   const PageRef nr = t.pool_.pin(new_page);

@@ -47,6 +47,19 @@ struct JumpBuilder {
   }
 };
 
+// Writes the header of a half laid out in `page` (jump table `j`, btr_length `length`):
+// bytes 0..38 as encode_page leaves them, `h` with the half's siblings and totals.
+void close_half(uint8_t* page, BtreeHeader h, const JumpBuilder& j, uint32_t prefix_total,
+                uint64_t length, uint32_t page_size) {
+  std::memset(page + length, 0, page_size - length);
+  h.prefix_total = prefix_total;
+  h.length = static_cast<uint16_t>(length);
+  h.jump_size = static_cast<uint16_t>(j.size);
+  h.jump_count = static_cast<uint8_t>(j.count);
+  std::memset(page, 0, kBtreeHeaderSize);
+  write_btree_header(page, h);
+}
+
 }  // namespace
 
 bool LeafWriter::split_middle(BTree& t, WriterCache& c, PageRef& ref, uint32_t leaf,
@@ -175,34 +188,22 @@ bool LeafWriter::split_middle(BTree& t, WriterCache& c, PageRef& ref, uint32_t l
     uint8_t* q = left + kBtreeHeaderSize + lj.size;
     std::memcpy(q, p + first, offs[s] - first);
     encode_node(NodeLayout::Firebird, ef, true, nullptr, q + (offs[s] - first));
-    std::memset(left + left_len, 0, ps - left_len);
     BtreeHeader lh = h;
     lh.sibling = new_page;
-    lh.prefix_total = left_prefix;
-    lh.length = static_cast<uint16_t>(left_len);
-    lh.jump_size = static_cast<uint16_t>(lj.size);
-    lh.jump_count = static_cast<uint8_t>(lj.count);
-    std::memset(left, 0, kBtreeHeaderSize);
-    write_btree_header(left, lh);
+    close_half(left, lh, lj, left_prefix, left_len, ps);
   }
   {
     uint8_t* q = right + kBtreeHeaderSize + rj.size;
     const NodeFields f{NodeKind::Entry, recno_s, 0, 0, std::span<const uint8_t>(key_s)};
     encode_node(NodeLayout::Firebird, f, true, nullptr, q);
     std::memcpy(q + s_size, p + offs[s] + ns.size, limit - offs[s] - ns.size);
-    std::memset(right + right_len, 0, ps - right_len);
     BtreeHeader rh = h;
     rh.left_sibling = leaf;
     rh.sibling = old_right;
-    rh.prefix_total = right_prefix;
-    rh.length = static_cast<uint16_t>(right_len);
-    rh.jump_size = static_cast<uint16_t>(rj.size);
-    rh.jump_count = static_cast<uint8_t>(rj.count);
-    std::memset(right, 0, kBtreeHeaderSize);
-    write_btree_header(right, rh);
+    close_half(right, rh, rj, right_prefix, right_len, ps);
   }
   // TreeWriter::split's order: the right page, then the left one and the old right
-  // sibling's back pointer, then the parent.
+  // sibling's back pointer, then the separator.
   {
     WriteLatch w(t.pool_.create(new_page));
     std::memcpy(w.data(), right, ps);
@@ -216,19 +217,7 @@ bool LeafWriter::split_middle(BTree& t, WriterCache& c, PageRef& ref, uint32_t l
       MutableBtreePage(wr.data()).set_left_sibling(new_page);
     }
   }
-  PageEntry sep{key_s, recno_s, new_page};
-  TreeWriter w(t);
-  if (leaf == t.root()) {
-    w.new_root(0, leaf, std::move(sep));
-  } else {
-    w.descend(key, recno);
-    size_t idx = 0;
-    const uint32_t parent = w.find_parent(0, leaf, idx);
-    BtreePageImage pimg = w.read(parent);
-    pimg.entries.insert(pimg.entries.begin() + static_cast<long>(idx) + 1, std::move(sep));
-    w.store(1, parent, pimg, static_cast<long>(idx + 1));
-  }
-  w.finish();
+  send_separator_up(t, c, leaf, PageEntry{key_s, recno_s, new_page}, key, recno, false);
   ++c.middle_splits;
   return true;
 }

@@ -105,6 +105,12 @@ struct LeafWriter {
   /// CorruptError on a damaged page or parent level.
   static bool split_middle(BTree& t, WriterCache& c, PageRef& ref, uint32_t leaf,
                            const LeafEdit& e, std::span<const uint8_t> key, uint64_t recno);
+  /// After split_append or split_middle: sends `sep` (the new right page's separator) up from
+  /// leaf `leaf` as TreeWriter::split does (a new root, or an insert into the parent found
+  /// along the descent for (key, recno)); with `try_append`, first as an append at the end of
+  /// the rightmost level-1 page in its frame. Throws CorruptError on a damaged parent level.
+  static void send_separator_up(BTree& t, WriterCache& c, uint32_t leaf, PageEntry sep,
+                                std::span<const uint8_t> key, uint64_t recno, bool try_append);
   /// The tree's WriterCache, made on first use for page size `page_size`.
   static WriterCache& cache(BTree& t, uint32_t page_size);
 };
