@@ -26,16 +26,7 @@ uint32_t relaid_length(const uint8_t* d, uint32_t ps, const BtreeHeader& h, cons
   if (h.layout == NodeLayout::Firebird) {
     return plan_leaf_edit(d, ps, e, s, plan) ? plan.new_length : 0;
   }
-  const int64_t length = int64_t{h.length} + int64_t(e.bytes.size()) - e.old_len;
-  if (length > ps) return 0;
-  std::memcpy(s.copy, d, ps);
-  LeafEditPlan shift;  // the edit alone, jump offsets shifted (out of rule)
-  shift.new_length = static_cast<uint32_t>(length);
-  shift.new_jump_size = h.jump_size;
-  shift.new_jump_count = h.jump_count;
-  apply_leaf_edit(s.copy, e, shift, s);
-  if (!rejump_compact_page(s.copy, ps, s)) return 0;
-  return BtreePage(s.page).length();
+  return relay_compact_edit(d, ps, e, s);
 }
 
 // Appends the separator `sep` after the last entry of the rightmost page `parent` of level 1

@@ -99,16 +99,8 @@ PageEdit edit_with(PageRef& ref, uint32_t ps, const LeafEdit& e, LeafEditPlan& p
   if (!plan.rejump) return PageEdit::None;
   // Compact page due other jump targets: the edit on a copy (jump offsets shifted, out of
   // rule), then the copy re-laid with encode_page's jump rule and written back whole.
-  const BtreeHeader h = read_btree_header(d);
-  std::memcpy(s.copy, d, ps);
-  LeafEditPlan shift;
-  shift.new_length =
-      static_cast<uint32_t>(int64_t{h.length} + int64_t(e.bytes.size()) - e.old_len);
-  shift.new_jump_size = h.jump_size;
-  shift.new_jump_count = h.jump_count;
-  apply_leaf_edit(s.copy, e, shift, s);
-  if (!rejump_compact_page(s.copy, ps, s)) return PageEdit::None;
-  if (BtreePage(s.page).length() > limit) return PageEdit::None;
+  const uint32_t relaid = relay_compact_edit(d, ps, e, s);
+  if (relaid == 0 || relaid > limit) return PageEdit::None;
   {
     std::unique_lock lock(ref.latch());
     std::memcpy(ref.data(), s.page, ps);

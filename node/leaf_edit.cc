@@ -350,4 +350,19 @@ bool rejump_compact_page(const uint8_t* d, uint32_t page_size, const LeafEditScr
   return true;
 }
 
+uint32_t relay_compact_edit(const uint8_t* d, uint32_t page_size, const LeafEdit& e,
+                            const LeafEditScratch& s) {
+  const BtreeHeader h = read_btree_header(d);
+  const int64_t length = int64_t{h.length} + int64_t(e.bytes.size()) - e.old_len;
+  if (length > page_size) return 0;
+  std::memcpy(s.copy, d, page_size);
+  LeafEditPlan shift;  // the edit alone, jump offsets shifted (out of rule)
+  shift.new_length = static_cast<uint32_t>(length);
+  shift.new_jump_size = h.jump_size;
+  shift.new_jump_count = h.jump_count;
+  apply_leaf_edit(s.copy, e, shift, s);
+  if (!rejump_compact_page(s.copy, page_size, s)) return 0;
+  return BtreePage(s.page).length();
+}
+
 }  // namespace pbtree

@@ -104,4 +104,10 @@ void apply_leaf_edit(uint8_t* page, const LeafEdit& edit, const LeafEditPlan& pl
 /// result into scratch.page (which must not be `page`). Returns false if it does not fit.
 bool rejump_compact_page(const uint8_t* page, uint32_t page_size, const LeafEditScratch& scratch);
 
+/// Compact pages: `edit` applied to a copy of `page` (scratch.copy, jump offsets shifted), then
+/// that copy re-laid by rejump_compact_page into scratch.page: the page encode_page's jump
+/// rule gives the edited page. Returns its btr_length, or 0 if it does not fit in page_size.
+uint32_t relay_compact_edit(const uint8_t* page, uint32_t page_size, const LeafEdit& edit,
+                            const LeafEditScratch& scratch);
+
 }  // namespace pbtree
