@@ -58,9 +58,9 @@ void apply_latched(PageRef& ref, const LeafEdit& e, const LeafEditPlan& plan,
   ref.mark_dirty();
   const int64_t delta = int64_t(e.bytes.size()) - e.old_len;
   if (dir != nullptr && ins != nullptr) {
-    dir->note_insert(e.pos, ins->size, delta, shift, ins->key, ins->recno, ref.version());
+    dir->note_insert(ref.data(), e.pos, ins->size, delta, shift, ins->key, ins->recno, ref.version());
   } else if (dir != nullptr) {
-    dir->note_remove(e.pos, rem->next_offset, delta, shift, rem->prev, ref.version());
+    dir->note_remove(ref.data(), e.pos, rem->next_offset, delta, shift, rem->prev, ref.version());
   }
 }
 

@@ -39,10 +39,46 @@ inline void store_head(uint64_t head, uint8_t* out) {
 
 }  // namespace
 
-size_t PageDirectory::bytes() const {
-  return sizeof(*this) + prefix_.capacity() + heads_.capacity() * sizeof(uint64_t) +
-         groups_.capacity() * sizeof(Group) + prev_recno_.capacity() * sizeof(uint64_t) +
-         keys_.capacity();
+size_t PageDirectory::bytes() const { return sizeof(*this) + block_words_ * sizeof(uint64_t); }
+
+void PageDirectory::clear_block() {
+  block_.reset();
+  block_words_ = 0;
+  heads_ = {};
+  prev_recno_ = {};
+  groups_ = {};
+  prefix_ = {};
+  keys_ = {};
+}
+
+void PageDirectory::pack(const std::vector<uint64_t>& heads, const std::vector<Group>& groups,
+                         const std::vector<uint64_t>& prev_recno,
+                         const std::vector<uint8_t>& prefix, const std::vector<uint8_t>& keys) {
+  static_assert(sizeof(Group) == 8 && alignof(Group) <= 8);
+  const size_t ng = groups.size();
+  const size_t bytes = (heads.size() + prev_recno.size()) * 8 + ng * sizeof(Group) +
+                       prefix.size() + keys.size();
+  const size_t words = (bytes + 7) / 8;
+  if (words != block_words_) {
+    // A rebuild of the same size reuses the block (an insert-built page rebuilt in place).
+    block_ = words == 0 ? nullptr : std::make_unique_for_overwrite<uint64_t[]>(words);
+    block_words_ = words;
+  }
+  uint64_t* w = block_.get();
+  heads_ = std::span<uint64_t>(w, heads.size());
+  if (!heads.empty()) std::memcpy(w, heads.data(), heads.size() * 8);
+  w += heads.size();
+  prev_recno_ = std::span<uint64_t>(w, prev_recno.size());
+  if (!prev_recno.empty()) std::memcpy(w, prev_recno.data(), prev_recno.size() * 8);
+  w += prev_recno.size();
+  groups_ = std::span<Group>(reinterpret_cast<Group*>(w), ng);
+  if (ng != 0) std::memcpy(static_cast<void*>(groups_.data()), groups.data(), ng * sizeof(Group));
+  uint8_t* b = reinterpret_cast<uint8_t*>(w + ng);
+  prefix_ = std::span<uint8_t>(b, prefix.size());
+  if (!prefix.empty()) std::memcpy(b, prefix.data(), prefix.size());
+  b += prefix.size();
+  keys_ = std::span<uint8_t>(b, keys.size());
+  if (!keys.empty()) std::memcpy(b, keys.data(), keys.size());
 }
 
 bool PageDirectory::same_as(const PageDirectory& o) const {
@@ -58,8 +94,9 @@ bool PageDirectory::same_as(const PageDirectory& o) const {
   };
   return usable_ == o.usable_ && leaf_ == o.leaf_ && compact_ == o.compact_ &&
          degenerate_first_ == o.degenerate_first_ && group_size_ == o.group_size_ &&
-         prefix_ == o.prefix_ && heads_ == o.heads_ && groups_.size() == o.groups_.size() &&
-         groups_equal() && prev_recno_ == o.prev_recno_ && keys_ == o.keys_;
+         std::ranges::equal(prefix_, o.prefix_) && std::ranges::equal(heads_, o.heads_) &&
+         groups_.size() == o.groups_.size() && groups_equal() &&
+         std::ranges::equal(prev_recno_, o.prev_recno_) && std::ranges::equal(keys_, o.keys_);
 }
 
 void PageDirectory::build(const uint8_t* page, uint32_t page_size, uint64_t version) {
@@ -69,13 +106,10 @@ void PageDirectory::build(const uint8_t* page, uint32_t page_size, uint64_t vers
   compact_ = h.layout == NodeLayout::Compact;
   degenerate_first_ = !leaf_ && h.left_sibling == 0;
   usable_ = false;
-  prefix_.clear();
-  heads_.clear();
-  groups_.clear();
-  prev_recno_.clear();
-  keys_.clear();
   const uint32_t first = kBtreeHeaderSize + h.jump_size;
   const uint32_t limit = h.length;
+  first_ = static_cast<uint16_t>(first);
+  limit_ = static_cast<uint16_t>(limit);
   // A quarter of the page for everything but the object itself.
   const size_t budget = page_size / 4 > sizeof(*this) ? page_size / 4 - sizeof(*this) : 0;
   try {
@@ -85,16 +119,7 @@ void PageDirectory::build(const uint8_t* page, uint32_t page_size, uint64_t vers
   }
   if (!usable_) {
     group_size_ = kMinGroup;
-    for (auto* v : {&prefix_, &keys_}) {
-      v->clear();
-      v->shrink_to_fit();
-    }
-    for (auto* v : {&heads_, &prev_recno_}) {
-      v->clear();
-      v->shrink_to_fit();
-    }
-    groups_.clear();
-    groups_.shrink_to_fit();
+    clear_block();
   }
   version_.store(version, std::memory_order_release);
 }
@@ -132,16 +157,19 @@ bool PageDirectory::fill_all(const uint8_t* page, uint32_t first, uint32_t limit
 
 bool PageDirectory::fill(const uint8_t* page, uint32_t first, uint32_t limit, uint32_t common,
                          uint32_t k, size_t n_groups, size_t budget) {
-  prefix_.clear();
-  heads_.clear();
-  groups_.clear();
-  prev_recno_.clear();
-  keys_.clear();
-  thread_local std::vector<uint8_t> key;
+  // Scratch of this thread's builds, packed into the block at the end.
+  thread_local std::vector<uint8_t> key, prefix, keys;
+  thread_local std::vector<uint64_t> heads, prev_recno;
+  thread_local std::vector<Group> groups;
   key.clear();
-  heads_.reserve(n_groups);
-  groups_.reserve(n_groups);
-  if (compact_) prev_recno_.reserve(n_groups);
+  prefix.clear();
+  keys.clear();
+  heads.clear();
+  prev_recno.clear();
+  groups.clear();
+  heads.reserve(n_groups);
+  groups.reserve(n_groups);
+  if (compact_) prev_recno.reserve(n_groups);
   NodeContext ctx;
   uint32_t pos = first;
   for (uint32_t i = 0;; ++i) {
@@ -153,9 +181,9 @@ bool PageDirectory::fill(const uint8_t* page, uint32_t first, uint32_t limit, ui
     }
     key.resize(nd.prefix);
     key.insert(key.end(), nd.data, nd.data + nd.length);
-    if (i == 0) prefix_.assign(key.begin(), key.begin() + std::min<size_t>(common, key.size()));
+    if (i == 0) prefix.assign(key.begin(), key.begin() + std::min<size_t>(common, key.size()));
     if (i % k == 0) {
-      const size_t p = prefix_.size();
+      const size_t p = prefix.size();
       const size_t s = key.size() - p;
       Group g;
       g.offset = static_cast<uint16_t>(pos);
@@ -163,32 +191,27 @@ bool PageDirectory::fill(const uint8_t* page, uint32_t first, uint32_t limit, ui
       g.prev_len = static_cast<uint16_t>(i == 0 ? 0 : ctx.key_length);
       g.key_off = kExact;
       if (s > 8) {
-        if (keys_.size() + (s - 8) >= kExact) return false;
-        g.key_off = static_cast<uint16_t>(keys_.size());
-        keys_.insert(keys_.end(), key.begin() + p + 8, key.end());
+        if (keys.size() + (s - 8) >= kExact) return false;
+        g.key_off = static_cast<uint16_t>(keys.size());
+        keys.insert(keys.end(), key.begin() + p + 8, key.end());
       }
-      heads_.push_back(load_head(key.data() + p, s));
-      groups_.push_back(g);
-      if (compact_) prev_recno_.push_back(i == 0 ? 0 : ctx.recno);
+      heads.push_back(load_head(key.data() + p, s));
+      groups.push_back(g);
+      if (compact_) prev_recno.push_back(i == 0 ? 0 : ctx.recno);
     }
     ctx = context_after(nd);
     pos = nd.end();
   }
   const size_t per_group = sizeof(uint64_t) + sizeof(Group) + (compact_ ? sizeof(uint64_t) : 0);
-  if (groups_.size() * per_group + keys_.size() + prefix_.size() > budget) return false;
-  // Hold no more than the bytes counted above (vectors reused across rebuilds keep capacity).
-  if (prefix_.capacity() != prefix_.size()) prefix_.shrink_to_fit();
-  if (keys_.capacity() != keys_.size()) keys_.shrink_to_fit();
-  if (heads_.capacity() != heads_.size()) heads_.shrink_to_fit();
-  if (groups_.capacity() != groups_.size()) groups_.shrink_to_fit();
-  if (prev_recno_.capacity() != prev_recno_.size()) prev_recno_.shrink_to_fit();
+  if (groups.size() * per_group + keys.size() + prefix.size() > budget) return false;
+  pack(heads, groups, prev_recno, prefix, keys);
   return true;
 }
 
 PageFind PageDirectory::find(const uint8_t* page, std::span<const uint8_t> key, bool descending,
                              std::optional<uint64_t> recno, FindMode mode) const {
-  const uint32_t limit = BtreePage(page).length();
-  const uint32_t first = BtreePage(page).first_node();
+  const uint32_t limit = limit_;
+  const uint32_t first = first_;
   const size_t ng = groups_.size();
   const uint32_t p = static_cast<uint32_t>(prefix_.size());
   const size_t ks = key.size();

@@ -9,6 +9,10 @@
 // context the node is decoded with. A search binary-searches the groups (u64 head compares; full compares on ties), then
 // runs find_in_page's prefix-trick scan over at most one group.
 //
+// All of it lies in one allocation (heads, contexts, groups, prefix, key bytes), and it keeps
+// the page's first node offset and length, so a search reads the directory, then only the
+// node bytes of one group: not the page header.
+//
 // The directory is built on a page's first search after it was read or changed and stamped
 // with the frame's version (BufferPool bumps it on every load and mark_dirty); a stale one is
 // rebuilt lazily. The writer keeps a leaf's directory current across its in-place inserts
@@ -17,6 +21,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -68,16 +73,18 @@ class PageDirectory : public FrameAux {
   /// left stale and rebuilt on the next search) when the new node is the first, its key lacks
   /// the page prefix, the page had one entry, or it has grown by its built entry count since
   /// the last build (groups would get long).
-  bool note_insert(uint32_t pos, uint32_t n_size, int64_t delta, int64_t shift,
-                   std::span<const uint8_t> key, uint64_t recno, uint64_t version);
+  /// `page` is the changed page (its header gives the new first node and length).
+  bool note_insert(const uint8_t* page, uint32_t pos, uint32_t n_size, int64_t delta,
+                   int64_t shift, std::span<const uint8_t> key, uint64_t recno,
+                   uint64_t version);
   /// The same across an in-place remove (TreeWriter::remove_in_place): the node x at `pos`
   /// and the node y after it (at `next`) were replaced by y re-encoded, the page changing by
   /// `delta` bytes, the node area moving by `shift`; `prev` is the context after the node
   /// before x (its key length and record number). Returns false (left stale) when x starts a
   /// group, the page would keep one entry, or y is END_BUCKET / END_LEVEL (`next` 0: the page
   /// prefix may grow without x).
-  bool note_remove(uint32_t pos, uint32_t next, int64_t delta, int64_t shift, NodeContext prev,
-                   uint64_t version);
+  bool note_remove(const uint8_t* page, uint32_t pos, uint32_t next, int64_t delta,
+                   int64_t shift, NodeContext prev, uint64_t version);
   /// Node offset of group g's first node.
   uint16_t group_offset(size_t g) const { return groups_[g].offset; }
   /// Writes group g's full key to `out` (group_key_length(g) bytes); returns that length.
@@ -105,19 +112,35 @@ class PageDirectory : public FrameAux {
   bool fill(const uint8_t* page, uint32_t first, uint32_t limit, uint32_t common, uint32_t k,
             size_t n_groups, size_t budget);
 
+  // Copies the build's scratch vectors into one block_ and points the spans at it.
+  void pack(const std::vector<uint64_t>& heads, const std::vector<Group>& groups,
+            const std::vector<uint64_t>& prev_recno, const std::vector<uint8_t>& prefix,
+            const std::vector<uint8_t>& keys);
+  // Drops the block (an unusable or empty directory).
+  void clear_block();
+
   std::atomic<uint64_t> version_{kNoVersion};
   bool usable_ = false;
   bool leaf_ = false;
   bool compact_ = false;
   bool degenerate_first_ = false;  // leftmost non-leaf page: group 0 sorts below every key
+  uint16_t first_ = 0;             // the page's first node offset (header + jump table)
+  uint16_t limit_ = 0;             // the page's length: the searched node area ends there
   uint32_t group_size_ = kMinGroup;
   uint32_t entries_ = 0;        // entry nodes now (kept by note_insert)
   uint32_t built_entries_ = 0;  // entry nodes at the last build
-  std::vector<uint8_t> prefix_;       // bytes every key of the page starts with
-  std::vector<uint64_t> heads_;       // per group: key bytes [P, P + 8) big-endian, 0-padded
-  std::vector<Group> groups_;
-  std::vector<uint64_t> prev_recno_;  // compact: previous node's record number per group
-  std::vector<uint8_t> keys_;         // key bytes [P + 8, len) of the inexact groups
+  // Everything a search reads lies in one allocation, in this order (8-byte aligned parts
+  // first): per group the 8-byte head (key bytes [P, P + 8) big-endian, 0-padded), per group
+  // (compact) the previous node's record number, per group its Group, then the page prefix
+  // (bytes every key of the page starts with) and the key bytes [P + 8, len) of the inexact
+  // groups. The spans point into it.
+  std::unique_ptr<uint64_t[]> block_;
+  size_t block_words_ = 0;
+  std::span<uint64_t> heads_;
+  std::span<uint64_t> prev_recno_;
+  std::span<Group> groups_;
+  std::span<uint8_t> prefix_;
+  std::span<uint8_t> keys_;
 };
 
 /// find_in_page for a pinned frame whose shared (or exclusive) latch the caller holds: uses

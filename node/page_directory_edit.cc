@@ -18,8 +18,9 @@ size_t PageDirectory::first_group_at(uint32_t pos) const {
       groups_.begin());
 }
 
-bool PageDirectory::note_insert(uint32_t pos, uint32_t n_size, int64_t delta, int64_t shift,
-                                std::span<const uint8_t> key, uint64_t recno, uint64_t version) {
+bool PageDirectory::note_insert(const uint8_t* page, uint32_t pos, uint32_t n_size,
+                                int64_t delta, int64_t shift, std::span<const uint8_t> key,
+                                uint64_t recno, uint64_t version) {
   if (!usable_ || !leaf_ || groups_.empty() || groups_[0].offset == pos) return false;
   // One entry before: a rebuild would take the page prefix from the two nodes (n <= 1 gives 0).
   if (entries_ <= 1 || entries_ >= 2 * built_entries_) return false;
@@ -46,12 +47,15 @@ bool PageDirectory::note_insert(uint32_t pos, uint32_t n_size, int64_t delta, in
     gr.offset = static_cast<uint16_t>(off);
   }
   ++entries_;
+  first_ = static_cast<uint16_t>(BtreePage(page).first_node());
+  limit_ = BtreePage(page).length();
   version_.store(version, std::memory_order_release);
   return true;
 }
 
-bool PageDirectory::note_remove(uint32_t pos, uint32_t next, int64_t delta, int64_t shift,
-                                NodeContext prev, uint64_t version) {
+bool PageDirectory::note_remove(const uint8_t* page, uint32_t pos, uint32_t next,
+                                int64_t delta, int64_t shift, NodeContext prev,
+                                uint64_t version) {
   if (!usable_ || !leaf_ || groups_.empty() || groups_[0].offset == pos || entries_ <= 2 ||
       next == 0) {
     return false;
@@ -74,6 +78,8 @@ bool PageDirectory::note_remove(uint32_t pos, uint32_t next, int64_t delta, int6
     gr.offset = static_cast<uint16_t>(off);
   }
   --entries_;
+  first_ = static_cast<uint16_t>(BtreePage(page).first_node());
+  limit_ = BtreePage(page).length();
   version_.store(version, std::memory_order_release);
   return true;
 }
@@ -97,6 +103,7 @@ bool PageDirectory::rebuilt_equal(const uint8_t* page, uint32_t page_size) const
     if (!usable_) return true;  // nothing kept: searches take find_in_page
     if (leaf_ != (h.level == 0) || compact_ != (h.layout == NodeLayout::Compact)) return false;
     const uint32_t first = kBtreeHeaderSize + h.jump_size;
+    if (first_ != first || limit_ != h.length) return false;
     // Pass 1 as PageDirectory::build: entries and the page prefix.
     std::vector<uint8_t> key;
     NodeContext ctx;

@@ -198,7 +198,6 @@ PageFind scan_nodes_in(const uint8_t* page, uint32_t limit, bool leaf,
     }
     return decode_node(page, limit, off, leaf, c);
   };
-  PageFind result;
   uint32_t pos = st.pos;
   uint32_t prev = st.prev;
   bool have_prev = st.have_prev;
@@ -207,9 +206,10 @@ PageFind scan_nodes_in(const uint8_t* page, uint32_t limit, bool leaf,
   bool have_ctx_before_prev = st.have_ctx_before_prev;
   uint32_t matched = st.matched;
   bool passed = st.prev_exact;  // a node was passed: `matched` and `ctx` describe it exactly
-  // find_node_start_point: linear scan with the prefix trick.
-  for (;;) {
-    IndexNode n = node_at(pos, have_prev ? &ctx : nullptr);
+  // The answer at node n: the loop keeps its state in locals and writes the result once.
+  auto answer = [&](const IndexNode& n, uint32_t found_matched, bool at_marker,
+                    bool beyond_end_bucket) {
+    PageFind result;
     result.prev_known = passed;
     result.prev_matched = matched;
     result.offset = n.offset;
@@ -218,11 +218,15 @@ PageFind scan_nodes_in(const uint8_t* page, uint32_t limit, bool leaf,
     result.offset_ctx = ctx;
     result.has_prev_ctx = have_prev && have_ctx_before_prev;
     result.prev_ctx = ctx_before_prev;
-    if (n.is_end_level()) {
-      result.at_marker = true;
-      result.matched = matched;
-      return result;
-    }
+    result.at_marker = at_marker;
+    result.beyond_end_bucket = beyond_end_bucket;
+    result.matched = found_matched;
+    return result;
+  };
+  // find_node_start_point: linear scan with the prefix trick.
+  for (;;) {
+    IndexNode n = node_at(pos, have_prev ? &ctx : nullptr);
+    if (n.is_end_level()) return answer(n, matched, true, false);
     bool is_below;
     uint32_t new_matched = matched;
     if (have_prev && n.prefix < matched) {
@@ -251,17 +255,8 @@ PageFind scan_nodes_in(const uint8_t* page, uint32_t limit, bool leaf,
       }
       is_below = below(c, n.recno);
     }
-    if (!is_below) {
-      result.at_marker = n.is_end_bucket();
-      result.matched = new_matched;
-      return result;
-    }
-    if (n.is_end_bucket()) {
-      result.at_marker = true;
-      result.beyond_end_bucket = true;
-      result.matched = new_matched;
-      return result;
-    }
+    if (!is_below) return answer(n, new_matched, n.is_end_bucket(), false);
+    if (n.is_end_bucket()) return answer(n, new_matched, true, true);
     matched = new_matched;
     passed = true;
     ctx_before_prev = ctx;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <utility>
 
 
@@ -64,17 +65,20 @@ BufferPool::BufferPool(PageFile& file, size_t frames, PageCheck check)
     throw UsageError(
         fmt::format("buffer pool needs at least {} frames, {} requested", kMinFrames, frames));
   }
-  arena_ = std::make_unique<uint8_t[]>(frames * page_size_);
-  frames_.reserve(frames);
+  arena_ = HugeArena(frames * page_size_);
+  frame_mem_ = HugeArena(frames * sizeof(Frame));
+  Frame* base = reinterpret_cast<Frame*>(frame_mem_.data());
   for (size_t i = 0; i < frames; ++i) {
-    auto f = std::make_unique<Frame>();
-    f->data = arena_.get() + i * page_size_;
-    frames_.push_back(std::move(f));
+    Frame* f = new (base + i) Frame();
+    f->data = arena_.data() + i * page_size_;
   }
+  frames_ = std::span<Frame>(base, frames);
   chunks_ = std::make_unique<std::atomic<SlotChunk*>[]>(size_t{1} << (32 - kSlotBits));
 }
 
-BufferPool::~BufferPool() = default;
+BufferPool::~BufferPool() {
+  for (Frame& f : frames_) f.~Frame();
+}
 
 std::atomic<Frame*>& BufferPool::slot_locked(uint32_t page_no) {
   std::atomic<SlotChunk*>& c = chunks_[page_no >> kSlotBits];
@@ -108,7 +112,7 @@ Frame* BufferPool::try_pin_cached(uint32_t page_no) {
 Frame* BufferPool::victim_locked() {
   const size_t n = frames_.size();
   for (size_t step = 0; step < 2 * n + 1; ++step) {
-    Frame* f = frames_[hand_].get();
+    Frame* f = &frames_[hand_];
     hand_ = (hand_ + 1) % n;
     if (!f->in_use) return f;
     if (f->pins.load(std::memory_order_acquire) > 0) continue;
@@ -203,10 +207,10 @@ void BufferPool::flush() {
   std::vector<PageRef> dirty;
   {
     std::lock_guard lock(mutex_);
-    for (auto& f : frames_) {
-      if (f->in_use && f->dirty.load(std::memory_order_acquire)) {
-        f->pins.fetch_add(1, std::memory_order_seq_cst);
-        dirty.push_back(PageRef(this, f.get()));
+    for (Frame& f : frames_) {
+      if (f.in_use && f.dirty.load(std::memory_order_acquire)) {
+        f.pins.fetch_add(1, std::memory_order_seq_cst);
+        dirty.push_back(PageRef(this, &f));
       }
     }
   }
@@ -253,7 +257,7 @@ BufferPoolStats BufferPool::stats() const {
 size_t BufferPool::pinned_frames() const {
   std::lock_guard lock(mutex_);
   size_t n = 0;
-  for (const auto& f : frames_) n += f->pins.load(std::memory_order_acquire) > 0 ? 1 : 0;
+  for (const Frame& f : frames_) n += f.pins.load(std::memory_order_acquire) > 0 ? 1 : 0;
   return n;
 }
 

@@ -12,6 +12,11 @@
 // both sequentially consistent, so either the evictor sees the pin or the pinner sees the
 // cleared slot (Dekker); a frame is republished only after its new bytes are in place.
 //
+// The frames' page bytes lie in one anonymous mapping advised for transparent huge pages
+// (page/huge_arena.h), and the Frame objects side by side in another: a descent touches a
+// few random frames per level, and with 4 KiB pages each would cost a TLB miss once the pool
+// outgrows the TLB's reach.
+//
 // Thread safety: pin/unpin/flush may be called from any thread. The page bytes of a frame are
 // protected by its latch: readers hold it shared, the (single) writer holds it exclusive while
 // it changes the bytes and then calls mark_dirty(), which also bumps the frame's version so a
@@ -24,8 +29,10 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <span>
 #include <vector>
 
+#include "page/huge_arena.h"
 #include "page/page_file.h"
 
 namespace pbtree {
@@ -39,7 +46,7 @@ struct FrameAux {
 };
 
 /// One cached page and its bookkeeping. Only BufferPool creates frames.
-struct Frame {
+struct alignas(64) Frame {
   uint32_t page_no = 0;
   bool in_use = false;  ///< holds a page (page_no valid); guarded by the pool mutex
   std::atomic<bool> referenced{false};  ///< CLOCK bit; set by pins, cleared by the CLOCK hand
@@ -47,11 +54,13 @@ struct Frame {
   std::atomic<int> pins{0};
   std::atomic<bool> dirty{false};
   std::atomic<uint64_t> version{0};  ///< bumped by every mark_dirty()
-  std::shared_mutex latch;           ///< protects the page bytes
+  // What every pin and search reads comes first, so that it shares one cache line with the
+  // pin count and the latch's lock word.
   uint8_t* data = nullptr;           ///< page_size bytes inside the pool's arena
   /// Per-frame in-memory page directory (node/page_directory.h): set once under aux_mutex,
   /// then read by readers holding the shared latch; it stamps itself with `version`.
   std::atomic<FrameAux*> aux{nullptr};
+  std::shared_mutex latch;           ///< protects the page bytes
   std::mutex aux_mutex;  ///< one builder of `aux` at a time (readers try_lock, else fall back)
   Frame() = default;
   Frame(const Frame&) = delete;
@@ -208,8 +217,11 @@ class BufferPool {
   PageFile& file_;
   uint32_t page_size_;
   PageCheck check_ = nullptr;
-  std::unique_ptr<uint8_t[]> arena_;
-  std::vector<std::unique_ptr<Frame>> frames_;
+  HugeArena arena_;  // the frames' page bytes (page/huge_arena.h)
+  // The Frame objects, side by side in one mapping (built and destroyed in place): a pin
+  // reads its frame right after the slot, so they should share the arena's huge pages.
+  HugeArena frame_mem_;
+  std::span<Frame> frames_;
   std::unique_ptr<std::atomic<SlotChunk*>[]> chunks_;  // 2^(32-kSlotBits) entries
   std::vector<std::unique_ptr<SlotChunk>> owned_chunks_;
   size_t hand_ = 0;
