@@ -218,8 +218,8 @@ class BufferPool {
   uint32_t page_size_;
   PageCheck check_ = nullptr;
   HugeArena arena_;  // the frames' page bytes (page/huge_arena.h)
-  // The Frame objects, side by side in one mapping (built and destroyed in place): a pin
-  // reads its frame right after the slot, so they should share the arena's huge pages.
+  // The Frame objects, side by side in their own mapping (built and destroyed in place): a
+  // pin reads its frame right after the slot, so they too should lie on few (huge) pages.
   HugeArena frame_mem_;
   std::span<Frame> frames_;
   std::unique_ptr<std::atomic<SlotChunk*>[]> chunks_;  // 2^(32-kSlotBits) entries
