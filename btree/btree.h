@@ -77,7 +77,20 @@ class Cursor {
   uint32_t page_number() const { return page_.page_no(); }
   uint32_t node_offset() const { return offset_; }
   /// Moves to the next entry in scan order (ascending index order, or descending if backward).
-  void next();
+  /// Inline while a forward scan has entries decoded ahead on an unchanged leaf (no latch).
+  void next() {
+    if (valid_ && ahead_pos_ < ahead_n_ && !range_.prefix && page_.version() == version_) {
+      const Ahead& e = ahead_[ahead_pos_++];
+      view_ = ahead_keys_.data() + e.key_offset;
+      view_len_ = e.key_length;
+      in_view_ = true;
+      recno_ = e.recno;
+      offset_ = e.offset;
+      next_offset_ = e.end;
+      return;
+    }
+    next_slow();
+  }
   /// Re-positions: forward, at the first entry >= key; backward, at the last entry <= key
   /// (index order), clipped to the range.
   void seek(std::span<const uint8_t> key);
@@ -88,6 +101,7 @@ class Cursor {
   friend struct CursorBackward;
   Cursor(const BTree* tree, ScanRange range) : tree_(tree), range_(std::move(range)) {}
   void start();
+  void next_slow();
   struct Cached {
     uint32_t offset;
     uint64_t recno;
@@ -124,9 +138,11 @@ class Cursor {
     uint32_t key_offset;
     uint32_t key_length;
   };
-  std::vector<Ahead> ahead_;
+  // ahead_[0, ahead_n_): kAhead (btree/cursor.cc) slots, allocated by the first batch.
+  std::unique_ptr<Ahead[]> ahead_;
+  uint32_t ahead_n_ = 0;
+  uint32_t ahead_pos_ = 0;
   std::vector<uint8_t> ahead_keys_;
-  size_t ahead_pos_ = 0;
   bool ahead_stop_ = false;  // the entry after ahead_ lies beyond the upper bound
   // The scan's starting target (forward: first entry >= it; backward: last entry < it).
   bool has_edge_ = false;

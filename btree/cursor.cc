@@ -38,7 +38,7 @@ struct CursorOps {
   static void land_forward(Cursor& c, ReadLatch& cur, uint32_t offset, bool key_known,
                            bool ahead = true) {
     own_key(c);
-    c.ahead_.clear();
+    c.ahead_n_ = 0;
     c.ahead_pos_ = 0;
     c.ahead_stop_ = false;
     const uint32_t ps = c.tree_->pool_.page_size();
@@ -124,14 +124,16 @@ struct CursorOps {
   static void fill_ahead_layout(Cursor& c, const uint8_t* d, const IndexNode& first_prev) {
     constexpr size_t kSlack = 16;
     uint32_t pos = first_prev.end();
-    c.ahead_.clear();
+    c.ahead_n_ = 0;
     c.ahead_pos_ = 0;
     c.ahead_stop_ = false;
     const uint32_t ps = c.tree_->pool_.page_size();
     const uint8_t* page_end = d + ps;
     const uint16_t length = BtreePage(d).length();
     if (c.ahead_keys_.size() < 2048) c.ahead_keys_.resize(2048);
-    if (c.ahead_.capacity() < size_t{kAhead}) c.ahead_.reserve(kAhead);
+    if (!c.ahead_) c.ahead_ = std::make_unique<Cursor::Ahead[]>(kAhead);
+    Cursor::Ahead* ahead = c.ahead_.get();
+    uint32_t count = 0;
     uint8_t* buf = c.ahead_keys_.data();
     size_t cap = c.ahead_keys_.size();
     size_t used = 0;
@@ -170,7 +172,7 @@ struct CursorOps {
       } else if (n.length != 0) {
         std::memcpy(out + n.prefix, n.data, n.length);
       }
-      c.ahead_.push_back(Cursor::Ahead{pos, n.end(), n.recno, static_cast<uint32_t>(used), klen});
+      ahead[count++] = Cursor::Ahead{pos, n.end(), n.recno, static_cast<uint32_t>(used), klen};
       prev_in_buf = true;
       prev_off = used;
       prev_len = klen;
@@ -178,6 +180,7 @@ struct CursorOps {
       pos = n.end();
       ctx = NodeContext{klen, n.recno};
     }
+    c.ahead_n_ = count;
   }
 
   // Cuts c.ahead_ at the scan's upper bound.
@@ -185,31 +188,31 @@ struct CursorOps {
     // Entries beyond the upper bound are cut here, by one comparison per batch (plus a binary
     // search in the last one), instead of a check per next().
     const ScanRange& r = c.range_;
-    if (!r.upper || c.ahead_.empty()) return;
+    if (!r.upper || c.ahead_n_ == 0) return;
     const bool desc = c.tree_->def_.descending;
     auto beyond = [&](const Cursor::Ahead& e) {
       std::span<const uint8_t> k(c.ahead_keys_.data() + e.key_offset, e.key_length);
       const int cmp = compare_keys(k, r.upper->key, desc);
       return cmp > 0 || (cmp == 0 && !r.upper->inclusive);
     };
-    if (!beyond(c.ahead_.back())) return;
-    size_t lo = 0, hi = c.ahead_.size() - 1;  // ahead_[hi] is beyond
+    if (!beyond(c.ahead_[c.ahead_n_ - 1])) return;
+    uint32_t lo = 0, hi = c.ahead_n_ - 1;  // ahead_[hi] is beyond
     while (lo < hi) {
-      const size_t mid = (lo + hi) / 2;
+      const uint32_t mid = (lo + hi) / 2;
       if (beyond(c.ahead_[mid])) {
         hi = mid;
       } else {
         lo = mid + 1;
       }
     }
-    c.ahead_.resize(lo);
+    c.ahead_n_ = lo;
     c.ahead_stop_ = true;
   }
 
   // Forward next() without the latch: the next entry decoded ahead, if the page is unchanged.
   static bool take_ahead(Cursor& c) {
     if (c.page_.version() != c.version_) return false;
-    if (c.ahead_pos_ >= c.ahead_.size()) {
+    if (c.ahead_pos_ >= c.ahead_n_) {
       if (!c.ahead_stop_) return false;
       c.valid_ = false;  // the next entry lies beyond the upper bound
       c.page_.reset();
@@ -254,7 +257,7 @@ struct CursorOps {
         decode_node_quick(d, BtreePage(d).length(), f.offset, true, f.offset_context());
     if (n.is_marker() || n.prefix > f.matched || n.prefix > key.size()) return false;
     own_key(c);
-    c.ahead_.clear();
+    c.ahead_n_ = 0;
     c.ahead_pos_ = 0;
     c.ahead_stop_ = false;
     c.key_.resize(size_t{n.prefix} + n.length);
@@ -353,7 +356,7 @@ void Cursor::start() {
   CursorOps::check_bounds(*this);
 }
 
-void Cursor::next() {
+void Cursor::next_slow() {
   if (!valid_) return;
   if (!range_.backward && CursorOps::take_ahead(*this)) {
     if (range_.prefix) CursorOps::check_bounds(*this);  // upper bound: cut in fill_ahead

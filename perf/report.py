@@ -483,7 +483,10 @@ def main():
              "(bulk_build: wall clock). ns/op is the time of one benchmark iteration: one "
              "lookup, one scan, one key, or one whole build of `rows` entries. Ratios are pbtree/peer from the same run: for "
              "unique_scan and key_encode a **time** ratio (< 1 means pbtree is faster); for all "
-             "other workloads a **rate** ratio (> 1 means pbtree is faster).")
+             "other workloads a **rate** ratio (> 1 means pbtree is faster). Every scan folds "
+             "each entry's key bytes (as the contender hands them out; int64 peers: 8 "
+             "big-endian bytes) and record number into a checksum the case checks, 8 key bytes "
+             "per multiply (perf/bench_common.h fold_entry; byte by byte before 2026-12-02).")
     L.append("")
     L.append("bytes/entry: pbtree = index pages × 8192 / entries (IndexFile::analyze; inserts: "
              "pages allocated); sqlite = dbstat bytes of the b-tree (table `t` for ID, index "
