@@ -18,6 +18,7 @@
 #include <pbtree/keys.h>
 #include "util/bytes.h"
 #include "btree/level_stats.h"
+#include "file/index_root.h"
 #include "page/file_lock.h"
 #include "tools/cmd_compare.h"
 #include "tools/compound_cli.h"
@@ -89,6 +90,37 @@ TypeSpec parse_type_argument(const std::string& text) {
   }
 }
 
+// An error message as one line of stderr: control characters a value brought into it (a
+// newline inside a quoted CSV field, say) are written as \n, \r, \t or \xNN.
+std::string one_line(std::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  for (const char ch : message) {
+    const auto b = static_cast<unsigned char>(ch);
+    if (b == '\n') {
+      out += "\\n";
+    } else if (b == '\r') {
+      out += "\\r";
+    } else if (b == '\t') {
+      out += "\\t";
+    } else if (b < 0x20 || b == 0x7F) {
+      out += fmt::format("\\x{:02X}", b);
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+// --key-format's value (not "auto"); an unknown name is an argument error (exit 2).
+KeyFormat parse_key_format_argument(const std::string& text) {
+  try {
+    return parse_key_format(text);
+  } catch (const KeyError& e) {
+    throw ArgumentError(e.what());
+  }
+}
+
 // `key --type T1 --type T2 -- V1 V2`: one compound key, one value per segment (NULL is a
 // NULL segment, '=' drops one leading '='; tools/compound_cli.h).
 void run_compound_key(const KeyArgs& a, std::ostream& out) {
@@ -111,7 +143,7 @@ void run_key(const KeyArgs& a, std::ostream& out) {
   if (a.types.size() > 1) return run_compound_key(a, out);
   const TypeSpec type = parse_type_argument(a.types.at(0));
   const KeyFormat format =
-      a.key_format.empty() ? default_key_format(type) : parse_key_format(a.key_format);
+      a.key_format.empty() ? default_key_format(type) : parse_key_format_argument(a.key_format);
   check_key_format(type, format);
   KeyBuffer key;
   std::string text;
@@ -136,6 +168,10 @@ void run_load(const LoadArgs& a, std::ostream& err) {
   }
   IndexDefinition def;
   def.name = a.index;
+  if (!valid_index_name(def.name)) {
+    throw ArgumentError(
+        fmt::format("bad index name '{}': 1 to 31 characters of A-Z a-z 0-9 _ $", def.name));
+  }
   def.type = parse_type_argument(a.types.at(0));
   if (a.types.size() > 1) {  // a compound index: --type and --column once per segment
     if (a.types.size() > kMaxIndexSegments) {
@@ -162,8 +198,8 @@ void run_load(const LoadArgs& a, std::ostream& err) {
     def.auto_format = true;
     def.format = default_key_format(def.type);
   } else {
-    def.format =
-        a.key_format.empty() ? default_key_format(def.type) : parse_key_format(a.key_format);
+    def.format = a.key_format.empty() ? default_key_format(def.type)
+                                      : parse_key_format_argument(a.key_format);
   }
   def.unique = a.unique;
   def.descending = a.descending;
@@ -453,15 +489,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     tree_commands.run(out, err);
   } catch (const ArgumentError& e) {
     out.flush();
-    err << "pbtree: " << e.what() << "\n";
+    err << "pbtree: " << one_line(e.what()) << "\n";
     return 2;
   } catch (const LockedError& e) {
     out.flush();
-    err << "pbtree: " << e.what() << "\n";
+    err << "pbtree: " << one_line(e.what()) << "\n";
     return 3;
   } catch (const std::exception& e) {
     out.flush();
-    err << "pbtree: " << e.what() << "\n";
+    err << "pbtree: " << one_line(e.what()) << "\n";
     return 1;
   }
   return 0;

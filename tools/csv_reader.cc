@@ -126,7 +126,39 @@ class StdinSource : public ByteSource {
   size_t pos_ = 0;
 };
 
-std::unique_ptr<ByteSource> open_source(const std::string& path) {
+// The bytes of another source without a UTF-8 byte order mark (EF BB BF) at their start:
+// spreadsheet exports write one, and it would otherwise become part of the first field.
+class BomStrippedSource : public ByteSource {
+ public:
+  explicit BomStrippedSource(std::unique_ptr<ByteSource> in) : in_(std::move(in)) {}
+  size_t read(char* buf, size_t n) override {
+    if (!started_) {
+      started_ = true;
+      while (head_.size() < 3) {  // reads may be short: gather the first 3 bytes
+        char c[3];
+        const size_t got = in_->read(c, 3 - head_.size());
+        if (got == 0) break;
+        head_.append(c, got);
+      }
+      if (head_ == "\xEF\xBB\xBF") head_.clear();
+    }
+    if (pos_ < head_.size()) {
+      const size_t k = std::min(n, head_.size() - pos_);
+      std::memcpy(buf, head_.data() + pos_, k);
+      pos_ += k;
+      return k;
+    }
+    return in_->read(buf, n);
+  }
+
+ private:
+  std::unique_ptr<ByteSource> in_;
+  bool started_ = false;
+  std::string head_;
+  size_t pos_ = 0;
+};
+
+std::unique_ptr<ByteSource> open_raw_source(const std::string& path) {
   if (path == "-") {
     auto in = std::make_unique<StdinSource>();
     if (in->zstd()) return std::make_unique<ZstdSource>(std::move(in), path);
@@ -134,6 +166,10 @@ std::unique_ptr<ByteSource> open_source(const std::string& path) {
   }
   if (ends_with(path, ".zst")) return std::make_unique<ZstdSource>(path);
   return std::make_unique<FileSource>(path);
+}
+
+std::unique_ptr<ByteSource> open_source(const std::string& path) {
+  return std::make_unique<BomStrippedSource>(open_raw_source(path));
 }
 
 class StringSource : public ByteSource {

@@ -36,7 +36,8 @@ class ByteSource {
 };
 
 /// The ByteSource CsvReader(path) reads: standard input for "-" (zstd-compressed if it
-/// starts with a zstd frame), a ".zst" file decompressed, else the file. Throws InputError.
+/// starts with a zstd frame), a ".zst" file decompressed, else the file; a UTF-8 byte order
+/// mark (EF BB BF) at the start of the (decompressed) bytes is dropped. Throws InputError.
 std::unique_ptr<ByteSource> open_byte_source(const std::string& path);
 
 /// Reads CSV records. Rules (RFC 4180): fields separated by ',', records by "\n" or "\r\n";

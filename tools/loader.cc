@@ -201,6 +201,12 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
   IndexDefinition def = def_in;
   if (def.auto_format) def.format = default_key_format(def.type);
   check_key_format(def.type, def.format);
+  // An unsupported --page-size is an argument error whether or not the file exists.
+  if (page_size != 0 && std::find(std::begin(kPageSizes), std::end(kPageSizes), page_size) ==
+                            std::end(kPageSizes)) {
+    throw ArgumentError(
+        fmt::format("page size {} not supported (4096, 8192, 16384 or 32768)", page_size));
+  }
   std::error_code ec;
   const bool exists = std::filesystem::exists(db_path, ec);
   std::unique_ptr<IndexFile> file;
@@ -210,13 +216,8 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
       throw UsageError(fmt::format("{}: index {} already exists", db_path, def.name));
     }
     page_size = file->page_size();
-  } else {
-    if (page_size == 0) page_size = kDefaultPageSize;
-    if (std::find(std::begin(kPageSizes), std::end(kPageSizes), page_size) ==
-        std::end(kPageSizes)) {
-      throw ArgumentError(
-          fmt::format("page size {} not supported (4096, 8192, 16384 or 32768)", page_size));
-    }
+  } else if (page_size == 0) {
+    page_size = kDefaultPageSize;
   }
   if (def.compound()) {
     if (def.auto_format) throw UsageError("--key-format auto is for single-segment indexes");

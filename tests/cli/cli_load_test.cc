@@ -192,6 +192,53 @@ TEST_F(CliLoadTest, UnsupportedPageSizeIsUsageError) {
   EXPECT_FALSE(std::filesystem::exists(db_));
 }
 
+TEST_F(CliLoadTest, UnsupportedPageSizeOnExistingFileIsUsageError) {
+  const std::string before = make_base();
+  auto in = dir_.write("p.csv", "1\n");
+  auto r = run({"load", db_, "--index", "I_B", "--type", "integer", "--page-size", "1000",
+                "--input", in});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "pbtree: page size 1000 not supported (4096, 8192, 16384 or 32768)\n");
+  EXPECT_EQ(read_bytes(db_), before);
+}
+
+TEST_F(CliLoadTest, UnknownKeyFormatIsUsageError) {
+  auto in = dir_.write("p.csv", "1\n");
+  auto r = run({"load", db_, "--index", "I_B", "--type", "bigint", "--key-format", "bogus",
+                "--input", in});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "pbtree: unknown key format 'bogus' (expected double, rescaled-double, decimal128, "
+            "bcd, text)\n");
+  EXPECT_FALSE(std::filesystem::exists(db_));
+}
+
+TEST_F(CliLoadTest, BadIndexNameIsUsageError) {
+  auto in = dir_.write("p.csv", "1\n");
+  auto r = run({"load", db_, "--index", "bad name", "--type", "integer", "--input", in});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "pbtree: bad index name 'bad name': 1 to 31 characters of A-Z a-z 0-9 _ $\n");
+  EXPECT_FALSE(std::filesystem::exists(db_));
+}
+
+TEST_F(CliLoadTest, Utf8ByteOrderMarkAtStartIsSkipped) {
+  // With the mark kept, the first value would be EF BB BF 'a' and differ from the second.
+  auto in = dir_.write("bom.csv", "\xEF\xBB\xBF" "a\na\n");
+  auto r = run({"load", db_, "--index", "I_T", "--type", "varchar(8)", "--unique", "--input",
+                in});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "pbtree: " + in + ":2: unique index I_T: value a appears twice (same as line 1)\n");
+}
+
+TEST_F(CliLoadTest, NewlineOfAValueInAnErrorIsEscaped) {
+  auto in = dir_.write("nl.csv", "\"a\nb\",1\n\"a\nb\",2\n");
+  auto r = run({"load", db_, "--index", "I_T", "--type", "varchar(8)", "--unique", "--input",
+                in});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err,
+            "pbtree: " + in + ":3: unique index I_T: value a\\nb appears twice (same as line 1)\n");
+}
+
 TEST_F(CliLoadTest, MissingRequiredOptionIsUsageError) {
   auto r = run({"load", db_, "--index", "I_B", "--type", "integer"});
   EXPECT_EQ(r.code, 2);
