@@ -89,59 +89,34 @@ class ZstdSource : public ByteSource {
   size_t last_ = 0;  // last ZSTD_decompressStream result: 0 at a frame end
 };
 
-// Standard input (--input -): its first bytes are read ahead to recognize a zstd frame
-// (magic 28 B5 2F FD), then handed out before the rest.
+// Standard input (--input -).
 class StdinSource : public ByteSource {
  public:
-  StdinSource() {
-    while (head_.size() < 4) {
-      char c[4];
-      const size_t got = std::fread(c, 1, 4 - head_.size(), stdin);
-      if (got == 0) {
-        if (std::ferror(stdin)) {
-          throw InputError("-", 0, std::string("read error: ") + std::strerror(errno));
-        }
-        break;
-      }
-      head_.append(c, got);
-    }
-  }
-  bool zstd() const { return head_ == std::string("\x28\xB5\x2F\xFD", 4); }
   size_t read(char* buf, size_t n) override {
-    if (pos_ < head_.size()) {
-      const size_t k = std::min(n, head_.size() - pos_);
-      std::memcpy(buf, head_.data() + pos_, k);
-      pos_ += k;
-      return k;
-    }
     const size_t got = std::fread(buf, 1, n, stdin);
     if (got == 0 && std::ferror(stdin)) {
       throw InputError("-", 0, std::string("read error: ") + std::strerror(errno));
     }
     return got;
   }
-
- private:
-  std::string head_;
-  size_t pos_ = 0;
 };
 
-// The bytes of another source without a UTF-8 byte order mark (EF BB BF) at their start:
-// spreadsheet exports write one, and it would otherwise become part of the first field.
-class BomStrippedSource : public ByteSource {
+// Another source whose first `n` bytes are read ahead (fewer at the end of input), so that
+// they can be looked at (a zstd frame's magic, a byte order mark) and kept or dropped; the
+// bytes kept are handed out before the rest.
+class PeekedSource : public ByteSource {
  public:
-  explicit BomStrippedSource(std::unique_ptr<ByteSource> in) : in_(std::move(in)) {}
-  size_t read(char* buf, size_t n) override {
-    if (!started_) {
-      started_ = true;
-      while (head_.size() < 3) {  // reads may be short: gather the first 3 bytes
-        char c[3];
-        const size_t got = in_->read(c, 3 - head_.size());
-        if (got == 0) break;
-        head_.append(c, got);
-      }
-      if (head_ == "\xEF\xBB\xBF") head_.clear();
+  PeekedSource(std::unique_ptr<ByteSource> in, size_t n) : in_(std::move(in)) {
+    while (head_.size() < n) {  // reads may be short
+      char c[8];
+      const size_t got = in_->read(c, std::min(sizeof c, n - head_.size()));
+      if (got == 0) break;
+      head_.append(c, got);
     }
+  }
+  const std::string& head() const { return head_; }
+  void drop_head() { pos_ = head_.size(); }
+  size_t read(char* buf, size_t n) override {
     if (pos_ < head_.size()) {
       const size_t k = std::min(n, head_.size() - pos_);
       std::memcpy(buf, head_.data() + pos_, k);
@@ -153,23 +128,30 @@ class BomStrippedSource : public ByteSource {
 
  private:
   std::unique_ptr<ByteSource> in_;
-  bool started_ = false;
   std::string head_;
   size_t pos_ = 0;
 };
 
-std::unique_ptr<ByteSource> open_raw_source(const std::string& path) {
-  if (path == "-") {
-    auto in = std::make_unique<StdinSource>();
-    if (in->zstd()) return std::make_unique<ZstdSource>(std::move(in), path);
-    return in;
-  }
-  if (ends_with(path, ".zst")) return std::make_unique<ZstdSource>(path);
-  return std::make_unique<FileSource>(path);
-}
-
 std::unique_ptr<ByteSource> open_source(const std::string& path) {
-  return std::make_unique<BomStrippedSource>(open_raw_source(path));
+  std::unique_ptr<ByteSource> raw;
+  if (path == "-") {
+    auto in = std::make_unique<PeekedSource>(std::make_unique<StdinSource>(), 4);
+    const bool zstd = in->head() == std::string("\x28\xB5\x2F\xFD", 4);
+    if (zstd) {
+      raw = std::make_unique<ZstdSource>(std::move(in), path);
+    } else {
+      raw = std::move(in);
+    }
+  } else if (ends_with(path, ".zst")) {
+    raw = std::make_unique<ZstdSource>(path);
+  } else {
+    raw = std::make_unique<FileSource>(path);
+  }
+  // A UTF-8 byte order mark (EF BB BF) at the start of the text: spreadsheet exports write
+  // one, and it would otherwise become part of the first field.
+  auto text = std::make_unique<PeekedSource>(std::move(raw), 3);
+  if (text->head() == "\xEF\xBB\xBF") text->drop_head();
+  return text;
 }
 
 class StringSource : public ByteSource {
