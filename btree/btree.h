@@ -4,8 +4,11 @@
 // the child's first key + first record number) and merging of under-filled pages.
 //
 // Concurrency: many reader threads and one writer at a time (writers serialize on a mutex).
-// Readers crab down with shared frame latches (parent held until the child is latched) and
-// move right when a target lies beyond a page's END_BUCKET copy (a split not yet posted to
+// Readers descend through non-leaf pages without their latches, through each page's route
+// table (node/route_table.h), and validate every step against the page latch's count of
+// exclusive holds (optimistic latches, btree/tree.cc); they latch leaves shared, and fall back
+// to crabbing with shared latches (parent held until the child is latched) on a page whose
+// table is stale or after repeated failed validations. They move right when a target lies beyond a page's END_BUCKET copy (a split not yet posted to
 // the parent); descending cursors re-validate the left sibling (its right link must still be
 // the page they left) or re-seek. The writer latches every page it changes exclusively, taking
 // several only left to right at one level, never a parent while holding a child.
@@ -246,5 +249,9 @@ class BTree {
   // write_mutex_. shared_ptr: WriterCache is incomplete here.
   std::shared_ptr<WriterCache> writer_cache_;
 };
+
+/// Non-leaf pages that this thread's descents routed through their route tables without
+/// taking the page latch (btree/tree.cc), since the thread started. For tests.
+uint64_t optimistic_descent_steps();
 
 }  // namespace pbtree

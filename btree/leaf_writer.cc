@@ -12,6 +12,7 @@
 #include "btree/tree_internal.h"
 #include "node/node_quick.h"
 #include "node/page_directory.h"
+#include "node/route_table.h"
 
 namespace pbtree {
 
@@ -138,9 +139,23 @@ static uint32_t descend_leaf(BTree& t, std::span<const uint8_t> key,
     if (!live_btree_page(d, expect)) return 0;
     const int level = BtreePage(d).level();
     if (level == 0) return p;
-    // Inner pages change rarely: search them through the frame's directory (built once per
-    // page version, node/page_directory.h). The leaf is searched below, through a directory
-    // the writer keeps current across its in-place changes.
+    // Inner pages change rarely: route through the frame's route table (built once per page
+    // version, node/route_table.h; only this writer changes pages, so it reads without the
+    // latch), else search the page under its latch and build the table. The leaf is searched
+    // below, through a directory the writer keeps current across its in-place changes.
+    const RouteTable* rt = frame_route_table(ref.frame());
+    if (rt == nullptr || rt->version() != ref.version()) {
+      std::shared_lock lock(ref.latch());
+      refresh_route_table(ref);
+      rt = frame_route_table(ref.frame());
+    }
+    RouteStep st;
+    if (rt != nullptr && rt->route(ref.version(), key, descending, recno, st) && st.level == level) {
+      if (st.sibling) return 0;
+      p = st.next;
+      expect = level - 1;
+      continue;
+    }
     PageFind f;
     {
       std::shared_lock lock(ref.latch());

@@ -6,6 +6,7 @@
 #include "btree/walk_bound.h"
 #include "node/node_quick.h"
 #include "node/page_directory.h"
+#include "node/route_table.h"
 
 #include <cstring>
 #include <thread>
@@ -72,13 +73,94 @@ PageRef BTree::latch_root() const {
   }
 }
 
+// The descent reads non-leaf pages optimistically (LeanStore's optimistic latches): a page
+// reached with its latch's write count W even is searched through its route table
+// (node/route_table.h) without taking the latch; the child is pinned and, for a non-leaf
+// child, its own write count read; then W is checked again. Unchanged, no writer held the
+// page in between, so the child pointer was current while the child's count was read (or,
+// for a leaf, while its latch was taken). A changed W discards the step and the descent
+// starts again; after kMaxOptimisticFailures of those it latches every page (latch
+// coupling, the way it did before). A page without a current route table is latched (its
+// write count must still be W), searched in its bytes, and its table built for the next
+// descent. Leaves are always latched: the caller reads them.
+namespace {
+constexpr int kMaxOptimisticFailures = 4;
+thread_local uint64_t t_optimistic_steps = 0;
+}  // namespace
+
+uint64_t optimistic_descent_steps() { return t_optimistic_steps; }
+
 PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& found) const {
   int restarts = 0;
+  int failures = 0;
   for (;;) {
-    ReadLatch cur(latch_root(), std::adopt_lock);
     WalkBound bound(pool_);
     bool restart = false;
+    bool failed = false;
+    const bool optimistic = failures < kMaxOptimisticFailures;
+    ReadLatch cur;
+    PageRef opt;         // a page reached optimistically: pinned, not latched
+    uint64_t opt_w = 0;  // its latch's write count when it was reached (even)
+    int opt_level = -1;  // the level it must have (-1 for the root: any)
+    if (optimistic) {
+      const uint32_t r = root();
+      PageRef ref = pool_.pin(r);
+      opt_w = ref.latch().writes();
+      if ((opt_w & 1) == 0 && root() == r) opt = std::move(ref);
+    }
+    if (!opt) cur = ReadLatch(latch_root(), std::adopt_lock);
     for (;;) {
+      if (opt) {
+        RouteStep st;
+        const RouteTable* t = frame_route_table(opt.frame());
+        const uint64_t fv = opt.frame().version.load(std::memory_order_acquire);
+        if (t != nullptr && bound.hops() < WalkBound::kFreeHops &&
+            t->route(fv, key, def_.descending, recno, st) &&
+            (opt_level < 0 || st.level == opt_level)) {
+          bound.count_free();
+          ++t_optimistic_steps;
+          const int next_level = st.sibling ? st.level : st.level - 1;
+          PageRef child = pool_.pin(st.next);
+          if (next_level > 0) {
+            const uint64_t cw = child.latch().writes();
+            if (opt.latch().writes() != opt_w) {
+              failed = true;
+              break;
+            }
+            if ((cw & 1) == 0) {
+              opt = std::move(child);
+              opt_w = cw;
+              opt_level = next_level;
+              continue;
+            }
+          }
+          // A leaf (or a non-leaf page a writer holds now): latch it, then check that its
+          // parent did not change while the pointer was followed.
+          ReadLatch c(std::move(child));
+          if (opt.latch().writes() != opt_w) {
+            failed = true;
+            break;
+          }
+          opt.reset();
+          cur = std::move(c);
+          if (!live_btree_page(cur.data(), next_level)) {
+            restart = true;
+            break;
+          }
+        } else {
+          // No current route table: search the page's bytes under its latch.
+          ReadLatch c(std::move(opt));
+          if (c.ref().latch().writes() != opt_w) {
+            failed = true;
+            break;
+          }
+          cur = std::move(c);
+          if (!live_btree_page(cur.data(), opt_level)) {
+            restart = true;
+            break;
+          }
+        }
+      }
       const uint8_t* d = cur.data();
       const int level = BtreePage(d).level();
       bound.step(d, cur.ref().page_no(), "the descent loops (right sibling chain or child pointers)");
@@ -86,30 +168,61 @@ PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& f
         found = find_in_frame(cur.ref(), key, def_.descending, recno, FindMode::LowerBound);
         return cur.release_pin_latched();
       }
-      PageFind f = find_in_frame(cur.ref(), key, def_.descending, recno, FindMode::UpperBound);
       uint32_t next;
       int next_level = level - 1;
-      if (f.beyond_end_bucket) {
-        next = BtreePage(d).sibling();
-        next_level = level;
+      RouteStep st;
+      const RouteTable* t = nullptr;
+      if (optimistic) {
+        // The page is latched: its table, once current, routes without a seqlock retry.
+        refresh_route_table(cur.ref());
+        t = frame_route_table(cur.ref().frame());
+      }
+      if (t != nullptr && t->route(cur.ref().version(), key, def_.descending, recno, st) &&
+          st.level == level) {
+        next = st.next;
+        if (st.sibling) next_level = level;
       } else {
-        const bool at_prev = f.prev_offset != 0;
-        IndexNode n = decode_node_quick(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset,
-                                        false, at_prev ? f.prev_context() : f.offset_context());
-        if (n.is_marker()) {
-          if (n.is_end_level()) corrupt_page(d, "non-leaf page without entries");
+        const PageFind f =
+            find_in_frame(cur.ref(), key, def_.descending, recno, FindMode::UpperBound);
+        if (f.beyond_end_bucket) {
           next = BtreePage(d).sibling();
           next_level = level;
         } else {
-          next = n.page_number;
+          const bool at_prev = f.prev_offset != 0;
+          IndexNode n =
+              decode_node_quick(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset,
+                                false, at_prev ? f.prev_context() : f.offset_context());
+          if (n.is_marker()) {
+            if (n.is_end_level()) corrupt_page(d, "non-leaf page without entries");
+            next = BtreePage(d).sibling();
+            next_level = level;
+          } else {
+            next = n.page_number;
+          }
         }
       }
-      ReadLatch child(pool_.pin(next));
-      cur = std::move(child);  // crab: child latched before the parent is released
+      PageRef child = pool_.pin(next);
+      if (optimistic && next_level > 0) {
+        // The parent's latch is held: the child's write count is read while it is the child.
+        const uint64_t cw = child.latch().writes();
+        if ((cw & 1) == 0) {
+          cur.reset();
+          opt = std::move(child);
+          opt_w = cw;
+          opt_level = next_level;
+          continue;
+        }
+      }
+      ReadLatch c(std::move(child));
+      cur = std::move(c);  // crab: child latched before the parent is released
       if (!live_btree_page(cur.data(), next_level)) {
         restart = true;
         break;
       }
+    }
+    if (failed) {
+      ++failures;
+      continue;
     }
     if (restart) count_restart(restarts, cur.data());
   }

@@ -39,6 +39,10 @@ class WalkBound {
     if (++hops_ <= kFreeHops) return;
     check(hops_, *pool_, page_no, page, what);
   }
+  /// Counts a move made without reading the page's bytes (the optimistic descent of
+  /// btree/tree.cc), which makes such moves only while hops() < kFreeHops and latches the
+  /// page and calls step() beyond, so the check still runs on a looping chain.
+  void count_free() { ++hops_; }
   uint64_t hops() const { return hops_; }
 
   /// The check behind step(), for a counter kept elsewhere (a Cursor's hops; `explain`

@@ -39,6 +39,37 @@ namespace pbtree {
 
 class BufferPool;
 
+/// A frame's reader/writer latch: std::shared_mutex's interface (std::unique_lock and
+/// std::shared_lock take it), plus a count of exclusive holds, odd while a writer holds it.
+/// A reader that reads a frame's in-memory data without the latch (the route tables of
+/// node/route_table.h) and sees the same even count before and after knows that no writer
+/// held the latch in between (btree/tree.cc, the optimistic descent).
+class FrameLatch {
+ public:
+  void lock() {
+    m_.lock();
+    writes_.fetch_add(1, std::memory_order_seq_cst);
+  }
+  bool try_lock() {
+    if (!m_.try_lock()) return false;
+    writes_.fetch_add(1, std::memory_order_seq_cst);
+    return true;
+  }
+  void unlock() {
+    writes_.fetch_add(1, std::memory_order_release);
+    m_.unlock();
+  }
+  void lock_shared() { m_.lock_shared(); }
+  bool try_lock_shared() { return m_.try_lock_shared(); }
+  void unlock_shared() { m_.unlock_shared(); }
+  /// Exclusive acquisitions plus releases so far: odd while a writer holds the latch.
+  uint64_t writes() const { return writes_.load(std::memory_order_acquire); }
+
+ private:
+  std::shared_mutex m_;
+  std::atomic<uint64_t> writes_{0};
+};
+
 /// In-memory data a higher layer attaches to a frame (the node layer's page directory,
 /// node/page_directory.h): never written to the file, owned by the frame.
 struct FrameAux {
@@ -60,12 +91,19 @@ struct alignas(64) Frame {
   /// Per-frame in-memory page directory (node/page_directory.h): set once under aux_mutex,
   /// then read by readers holding the shared latch; it stamps itself with `version`.
   std::atomic<FrameAux*> aux{nullptr};
-  std::shared_mutex latch;           ///< protects the page bytes
-  std::mutex aux_mutex;  ///< one builder of `aux` at a time (readers try_lock, else fall back)
+  /// Route table of a non-leaf page (node/route_table.h), read without the latch by
+  /// descents; built under the shared latch and aux_mutex.
+  std::atomic<FrameAux*> route{nullptr};
+  FrameLatch latch;                  ///< protects the page bytes
+  /// One builder of `aux` or `route` at a time (readers try_lock, else fall back).
+  std::mutex aux_mutex;
   Frame() = default;
   Frame(const Frame&) = delete;
   Frame& operator=(const Frame&) = delete;
-  ~Frame() { delete aux.load(std::memory_order_acquire); }
+  ~Frame() {
+    delete aux.load(std::memory_order_acquire);
+    delete route.load(std::memory_order_acquire);
+  }
 };
 
 /// A pinned page: while it lives, the frame is not evicted. Move-only. Does not latch: callers
@@ -84,7 +122,7 @@ class PageRef {
   /// The page bytes (page_size of them). Read under a shared latch, write under an exclusive one.
   uint8_t* data() const { return frame_->data; }
   /// The frame's reader/writer latch.
-  std::shared_mutex& latch() const { return frame_->latch; }
+  FrameLatch& latch() const { return frame_->latch; }
   /// Marks the page changed (written back on eviction or flush) and bumps version(). Call while
   /// holding the exclusive latch.
   void mark_dirty() const;

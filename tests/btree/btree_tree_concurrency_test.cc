@@ -17,20 +17,26 @@ namespace {
 
 using testing::TreeEnv;
 
-// Stable keys are even (recno = value), volatile keys odd. Long-ish keys so the tree is deep.
-std::vector<uint8_t> key_of(uint64_t v) {
-  std::vector<uint8_t> k(32, static_cast<uint8_t>('a' + v % 7));
+// Stable keys are even (recno = value), volatile keys odd; `len` bytes long (8 or more).
+std::vector<uint8_t> key_of(uint64_t v, size_t len) {
+  std::vector<uint8_t> k(len, static_cast<uint8_t>('a' + v % 7));
   for (int i = 7; i >= 0; --i, v >>= 8) k[i] = static_cast<uint8_t>(v & 0xFF);
   return k;
 }
 
-TEST(BtreeTreeConcurrency, TwoReadersOneWriter) {
+// 2 readers (lookups of stable keys, short forward and backward scans) against 1 writer
+// (inserts and removes of volatile keys) on a tree of `key_len`-byte keys in 4 KiB pages and
+// a 64-frame pool (so pages are evicted and read back while the readers run). The readers'
+// descents route non-leaf pages through their route tables without a latch
+// (btree/tree.cc), validated against the writer's exclusive latches.
+void run_two_readers_one_writer(size_t key_len, uint64_t stable, uint64_t writer_ops,
+                                uint64_t min_reader_ops) {
   TreeEnv env(false, false, 4096, 64);
-  const uint64_t stable = 3000;
+  auto key_of = [key_len](uint64_t v) { return pbtree::key_of(v, key_len); };
   for (uint64_t i = 0; i < stable; ++i) env.tree->insert(key_of(2 * i), 2 * i);
-  const uint64_t writer_ops = 20000;
   std::atomic<bool> done{false};
   std::atomic<uint64_t> reader_ops{0};
+  std::atomic<uint64_t> optimistic_steps{0};
   std::atomic<uint64_t> errors{0};
   std::string first_error;
   std::mutex error_mutex;
@@ -45,7 +51,8 @@ TEST(BtreeTreeConcurrency, TwoReadersOneWriter) {
     std::mt19937_64 rng(seed);
     uint64_t ops = 0;
     try {
-      while (!done.load() || ops < 40000) {
+      const uint64_t steps0 = optimistic_descent_steps();
+      while (!done.load() || ops < min_reader_ops) {
         uint64_t v = 2 * (rng() % stable);
         if (rng() % 2 == 0) {
           std::vector<uint64_t> got = env.tree->find(key_of(v));
@@ -82,6 +89,7 @@ TEST(BtreeTreeConcurrency, TwoReadersOneWriter) {
         }
         ++ops;
       }
+      optimistic_steps += optimistic_descent_steps() - steps0;
     } catch (const std::exception& e) {
       report(std::string("reader: ") + e.what());
     }
@@ -93,7 +101,7 @@ TEST(BtreeTreeConcurrency, TwoReadersOneWriter) {
   std::set<uint64_t> present;
   try {
     for (uint64_t i = 0; i < writer_ops; ++i) {
-      uint64_t v = 2 * (rng() % 20000) + 1;
+      uint64_t v = 2 * (rng() % writer_ops) + 1;
       if (present.count(v)) {
         env.tree->remove(key_of(v), v);
         present.erase(v);
@@ -108,13 +116,26 @@ TEST(BtreeTreeConcurrency, TwoReadersOneWriter) {
   done = true;
   r1.join();
   r2.join();
-  std::cout << "concurrency: " << writer_ops << " writer ops, " << reader_ops.load()
-            << " reader ops" << std::endl;
+  PageRef root = env.pool.pin(env.tree->root());
+  const int levels = BtreePage(root.data()).level() + 1;
+  root.reset();
+  std::cout << "concurrency (" << key_len << "-byte keys, " << levels << " levels): " << writer_ops
+            << " writer ops, " << reader_ops.load() << " reader ops, " << optimistic_steps.load()
+            << " non-leaf pages routed without a latch" << std::endl;
   EXPECT_EQ(errors.load(), 0u) << first_error;
-  EXPECT_GE(writer_ops + reader_ops.load(), 100000u);
+  EXPECT_GE(reader_ops.load(), 2 * min_reader_ops);
+  EXPECT_GT(optimistic_steps.load(), 0u);
   TreeCheck c = env.tree->verify();
   EXPECT_EQ(c.entries, stable + present.size());
   EXPECT_EQ(env.pool.pinned_frames(), 0u);
+}
+
+TEST(BtreeTreeConcurrency, TwoReadersOneWriter) { run_two_readers_one_writer(32, 3000, 20000, 40000); }
+
+// 200-byte keys: three and four levels, so the readers route through several non-leaf
+// levels while the writer splits and merges them.
+TEST(BtreeTreeConcurrency, TwoReadersOneWriterDeepTree) {
+  run_two_readers_one_writer(200, 3000, 6000, 20000);
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ class DirectoryCheck {
     for (uint32_t p = 1; p < pool_.pages_in_use(); ++p) {
       if (!pool_.is_cached(p)) continue;  // changed pages are cached: the writer just wrote them
       PageRef ref = pool_.pin(p);
-      std::shared_lock<std::shared_mutex> lock(ref.latch());
+      std::shared_lock<FrameLatch> lock(ref.latch());
       const uint8_t* d = ref.data();
       if (!BtreePage(d).live(-1)) continue;
       auto it = seen_.find(p);
