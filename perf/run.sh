@@ -3,7 +3,8 @@
 # (--benchmark_format=json, --benchmark_out) and rewrites perf/RESULTS.md with perf/report.py.
 #
 # Two passes: (A) every case but the inserts, (B) the insert cases (10^6 every key format, 10^7
-# bigint.decimal128 on the Firebird layout; wall clock, final commit with fsync timed), both
+# bigint.decimal128 on the Firebird layout, with LMDB and abseil but not SQLite, whose 10^7
+# inserts no target compares with; wall clock, final commit with fsync timed), both
 # with $PBTREE_BENCH_REPS repetitions (default 3; the report takes the median aggregate and
 # shows the cv as the spread). Most of pass A is building the fixtures (10^6 and 10^7 rows per
 # key format and peer), not timing loops. Pass B's length is set by pbtree's insert rate:
