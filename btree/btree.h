@@ -251,7 +251,8 @@ class BTree {
 };
 
 /// Non-leaf pages that this thread's descents routed through their route tables without
-/// taking the page latch (btree/tree.cc), since the thread started. For tests.
+/// taking the page latch and whose step validated (btree/tree.cc), since the thread started.
+/// For tests.
 uint64_t optimistic_descent_steps();
 
 }  // namespace pbtree

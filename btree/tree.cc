@@ -118,7 +118,6 @@ PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& f
             t->route(fv, key, def_.descending, recno, st) &&
             (opt_level < 0 || st.level == opt_level)) {
           bound.count_free();
-          ++t_optimistic_steps;
           const int next_level = st.sibling ? st.level : st.level - 1;
           PageRef child = pool_.pin(st.next);
           if (next_level > 0) {
@@ -127,6 +126,7 @@ PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& f
               failed = true;
               break;
             }
+            ++t_optimistic_steps;
             if ((cw & 1) == 0) {
               opt = std::move(child);
               opt_w = cw;
@@ -141,6 +141,7 @@ PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& f
             failed = true;
             break;
           }
+          if (next_level == 0) ++t_optimistic_steps;
           opt.reset();
           cur = std::move(c);
           if (!live_btree_page(cur.data(), next_level)) {

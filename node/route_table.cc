@@ -121,6 +121,16 @@ int64_t RouteTable::build(const uint8_t* page, uint32_t page_size, uint64_t vers
     meta = 0;  // unusable: the latched search reports the damage
   }
 
+  if (meta != 0) {
+    try {
+      reserve(kFixedWords + 3 * heads.size() + (area.size() + 7) / 8);
+    } catch (...) {  // std::bad_alloc: left unusable, seq even again
+      meta = 0;
+      if (Word* b = block_.load(std::memory_order_relaxed)) b[1].store(0, std::memory_order_release);
+      seq_.store(s + 2, std::memory_order_release);
+      throw;
+    }
+  }
   if (meta == 0) {
     if (Word* b = block_.load(std::memory_order_relaxed)) b[1].store(0, std::memory_order_release);
   } else {
@@ -152,7 +162,9 @@ int64_t RouteTable::build(const uint8_t* page, uint32_t page_size, uint64_t vers
 bool RouteTable::route(uint64_t version, std::span<const uint8_t> key, bool descending,
                        uint64_t recno, RouteStep& out) const {
   const uint64_t s = seq_.load(std::memory_order_acquire);
-  if ((s & 1) != 0 || version_.load(std::memory_order_relaxed) != version) return false;
+  // Acquire: the stamp and the block words read after it come from the same build (or the
+  // seq check below fails).
+  if ((s & 1) != 0 || version_.load(std::memory_order_acquire) != version) return false;
   const Word* b = block_.load(std::memory_order_acquire);
   if (b == nullptr) return false;
   // Acquire loads (plain loads on x86): a value a rebuild stored (with release, after making

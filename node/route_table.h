@@ -4,7 +4,8 @@
 // the optimistic, version-validated inner-page read of btree/tree.cc (LeanStore's optimistic
 // latches; "B-Trees Are Back" key heads).
 //
-// Block (std::atomic<uint64_t> words, all read and written with relaxed atomic operations):
+// Block (std::atomic<uint64_t> words; readers load them with acquire, builders store them
+// with release, so a reader that sees a word of a new build also sees that build's odd seq):
 //
 //   word 0            capacity of the block in words (fixed when the block is allocated)
 //   word 1            bits 0..15 entry nodes n, bit 16 END_BUCKET present, bit 17 degenerate
@@ -53,8 +54,8 @@ class RouteTable : public FrameAux {
 
   /// Rebuilds for `page` (page_size bytes, a page the caller holds the shared latch of) at
   /// frame version `version`. A leaf, a page whose nodes do not decode, or a page with more
-  /// than 2^16 - 1 entries gets an unusable table (route() then returns false). Throws nothing.
-  /// Returns the change in bytes held.
+  /// than 2^16 - 1 entries gets an unusable table (route() then returns false). Returns the
+  /// change in bytes held. Throws std::bad_alloc only (the table is then left unusable).
   int64_t build(const uint8_t* page, uint32_t page_size, uint64_t version);
 
   /// The step for (`key`, `recno`) in index order (`descending`) on the page the table was built

@@ -54,6 +54,7 @@ struct RouteCase {
   size_t dups;
   bool descending;
   bool end_bucket;
+  size_t prefix = 0;  ///< bytes every key starts with (the page prefix; not on leftmost pages)
 };
 
 class NodeRouteTable : public ::testing::TestWithParam<RouteCase> {};
@@ -61,9 +62,10 @@ class NodeRouteTable : public ::testing::TestWithParam<RouteCase> {};
 TEST_P(NodeRouteTable, AgreesWithTheDescentOverFindInPage) {
   const RouteCase rc = GetParam();
   const uint32_t ps = 8192;
-  std::mt19937_64 rng(91 + rc.max_len + rc.dups * 10 + (rc.end_bucket ? 5 : 0));
+  std::mt19937_64 rng(91 + rc.max_len + rc.dups * 10 + (rc.end_bucket ? 5 : 0) + rc.prefix);
   for (int round = 0; round < 6; ++round) {
     std::vector<PageEntry> entries = random_entries(rng, 3000, rc.max_len, rc.dups, rc.descending);
+    for (PageEntry& e : entries) e.key.insert(e.key.begin(), rc.prefix, uint8_t{0x41});
     std::optional<PageEntry> eb;
     if (rc.end_bucket) {
       // END_BUCKET: a copy of the right sibling's first entry, taken from the middle so that
@@ -84,6 +86,7 @@ TEST_P(NodeRouteTable, AgreesWithTheDescentOverFindInPage) {
       if (i % 7 == 2) key.resize(rng() % (key.size() + 1));
       if (i % 11 == 3) key.push_back(0x42);
       if (i % 13 == 4) key.assign(1, static_cast<uint8_t>(rng()));
+      if (i % 17 == 5 && key.size() > 2) key[1] ^= 0x10;  // leaves the page prefix, if any
       const uint64_t recno = rng() % 80;
       RouteStep want, got;
       ASSERT_TRUE(expected_step(page, ps, key, rc.descending, recno, want));
@@ -104,7 +107,9 @@ INSTANTIATE_TEST_SUITE_P(
                       RouteCase{NodeLayout::Compact, 0, 6, 1, false, true},
                       RouteCase{NodeLayout::Compact, 7, 3, 20, false, false},
                       RouteCase{NodeLayout::Compact, 7, 40, 2, true, true},
-                      RouteCase{NodeLayout::Compact, 0, 12, 3, true, false}));
+                      RouteCase{NodeLayout::Compact, 0, 12, 3, true, false},
+                      RouteCase{NodeLayout::Firebird, 7, 12, 2, false, true, 11},
+                      RouteCase{NodeLayout::Compact, 7, 6, 3, true, false, 9}));
 
 Bytes inner_page(uint32_t ps) {
   std::vector<PageEntry> entries;
