@@ -129,6 +129,7 @@ bool PageDirectory::fill_all(const uint8_t* page, uint32_t first, uint32_t limit
   // Pass 1: entries and the common prefix (the least node prefix after the first node).
   uint32_t n = 0;
   uint32_t common = UINT32_MAX;
+  uint32_t first_len = 0;
   NodeContext ctx;
   uint32_t pos = first;
   for (uint32_t steps = 0;; ++steps) {
@@ -136,6 +137,7 @@ bool PageDirectory::fill_all(const uint8_t* page, uint32_t first, uint32_t limit
     IndexNode nd = node_at(page, limit, pos, leaf_, n == 0 ? nullptr : &ctx);
     if (nd.is_marker()) break;
     if (n == 0 && nd.prefix != 0) return false;
+    if (n == 0) first_len = nd.length;
     if (n > 0) common = std::min(common, nd.prefix);
     ++n;
     ctx = context_after(nd);
@@ -144,12 +146,21 @@ bool PageDirectory::fill_all(const uint8_t* page, uint32_t first, uint32_t limit
   if (n <= 1) common = 0;
   entries_ = built_entries_ = n;
   const size_t per_group = sizeof(uint64_t) + sizeof(Group) + (compact_ ? sizeof(uint64_t) : 0);
+  // The smallest group size whose fixed part and common prefix fit the budget (not only
+  // powers of two: on a compact leaf of ~3,000 entries, doubling would give 64 where 38
+  // fits), then larger ones by a quarter while the inexact groups' key bytes do not fit.
   uint32_t k = leaf_ ? kMinGroup : kMinInnerGroup;
-  while (size_t{(n + k - 1) / k} * per_group > budget && k < n) k *= 2;
+  const size_t prefix_bytes = std::min(common, first_len);
+  if (prefix_bytes >= budget) return false;
+  const size_t max_groups = (budget - prefix_bytes) / per_group;
+  if (max_groups == 0) return false;
+  if (size_t{(n + k - 1) / k} > max_groups) {
+    k = static_cast<uint32_t>(std::min<size_t>(n, (n + max_groups - 1) / max_groups));
+  }
   for (;;) {
     if (fill(page, first, limit, common, k, (n + k - 1) / k, budget)) break;
     if (k >= n) return false;  // even one group does not fit
-    k *= 2;
+    k = std::min(n, k + std::max(1u, k / 4));
   }
   group_size_ = k;
   return true;

@@ -2,9 +2,9 @@
 // layout) that lets a search skip the node walk of find_in_page (node/page_search.h). It is
 // never written to the file; the page bytes, jump nodes included, stay as Firebird writes them.
 //
-// Every K-th entry node of the page starts a group (K = 16 on a leaf, 4 above, doubled until
-// the directory fits a quarter of the page size). For each group it keeps the node's offset,
-// its full key length, an 8-byte big-endian head of the key after the page-wide common
+// Every K-th entry node of the page starts a group (K = 16 on a leaf, 4 above, or the least K
+// at which the directory fits a quarter of the page size). For each group it keeps the node's
+// offset, its full key length, an 8-byte big-endian head of the key after the page-wide common
 // prefix, the key's remaining bytes when they do not fit the head, and (compact layout) the
 // context the node is decoded with. A search binary-searches the groups (u64 head compares; full compares on ties), then
 // runs find_in_page's prefix-trick scan over at most one group.

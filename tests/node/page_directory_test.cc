@@ -109,6 +109,25 @@ TEST(NodePageDirectory, GroupsGrowToFitAQuarterOfThePage) {
   EXPECT_LE(dir.bytes(), 4096u / 4);
 }
 
+// The group size is the least one whose groups fit the budget, not the next power of two:
+// on compact leaves of ~3,000 entries, doubling gave 64 where 38 fits.
+TEST(NodePageDirectory, GroupSizeIsTheLeastThatFits) {
+  std::vector<PageEntry> entries;
+  for (uint64_t r = 0; r < 5000; ++r) entries.push_back(PageEntry{Bytes{0x41}, r, 0});
+  Bytes page = make_page(entries, NodeLayout::Compact, 0, 0, 4096);
+  const size_t n = decode_page(page.data(), 4096).entries.size();
+  PageDirectory dir;
+  dir.build(page.data(), 4096, 1);
+  ASSERT_TRUE(dir.usable());
+  // Per group: the 8-byte head, the previous record number and the 8-byte Group; the
+  // page-wide common prefix (the one key byte all duplicates share) takes 1 byte.
+  const size_t per_group = 24;
+  const size_t max_groups = (4096 / 4 - sizeof(PageDirectory) - 1) / per_group;
+  const size_t k = dir.group_size();
+  EXPECT_EQ(k, (n + max_groups - 1) / max_groups);
+  EXPECT_EQ(dir.groups(), (n + k - 1) / k);
+}
+
 TEST(NodePageDirectory, DamagedNodeMakesItUnusable) {
   std::vector<PageEntry> entries;
   for (uint64_t r = 0; r < 50; ++r) entries.push_back(PageEntry{testing::be_key(r * 7, 8), r, 0});
