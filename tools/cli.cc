@@ -322,6 +322,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                  "failing with exit code 3 (default 0: fail at once)")
       ->check(CLI::NonNegativeNumber);
   app.set_version_flag("--version", std::string("pbtree ") + PBTREE_VERSION);
+  // Usage errors start with "pbtree: " like every other error (CLI11's own text after it).
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    return "pbtree: " + CLI::FailureMessage::simple(a, e);
+  });
 
   KeyArgs key_args;
   CLI::App* key = app.add_subcommand("key", "Print the normalized key of each value as hex bytes");

@@ -33,7 +33,17 @@ TEST_F(CliHostileArgs, ScanLimitMinusOneIsAUsageError) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
-            "--limit: 0 (all) or a positive count, not '-1'");
+            "pbtree: --limit: 0 (all) or a positive count, not '-1'");
+}
+
+// CLI11's own parse errors get the prefix too (an unknown name reads as a missing subcommand).
+TEST_F(CliHostileArgs, UnknownSubcommandErrorStartsWithTheProgramName) {
+  auto r = run({"frob"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "pbtree: A subcommand is required\n"
+            "Run with --help for more information.\n");
 }
 
 TEST_F(CliHostileArgs, ScanLimitZeroStillMeansAll) {
@@ -46,7 +56,7 @@ TEST_F(CliHostileArgs, ColumnZeroIsAShortUsageError) {
   const std::string in = dir_.write("b.csv", "1\n");
   auto r = run({"load", db_, "--index", "B", "--type", "integer", "--column", "0", "--input", in});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err.substr(0, r.err.find('\n')), "--column: columns are numbered from 1 (got '0')");
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')), "pbtree: --column: columns are numbered from 1 (got '0')");
 }
 
 TEST_F(CliHostileArgs, RecnoColumnZeroIsAShortUsageError) {
@@ -55,7 +65,7 @@ TEST_F(CliHostileArgs, RecnoColumnZeroIsAShortUsageError) {
                 "--input", in});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
-            "--recno-column: columns are numbered from 1 (got '0')");
+            "pbtree: --recno-column: columns are numbered from 1 (got '0')");
 }
 
 TEST_F(CliHostileArgs, NewLoadDuplicateInUniqueIndexShowsTheValue) {

@@ -228,7 +228,7 @@ TEST(CliWhatIfCliTest, MissingFileIsError) {
 TEST(CliWhatIfCliTest, WhatIfExcludesIo) {
   auto r = run({"stat", "x.pbt", "--what-if", "--io"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err.rfind("--io excludes --what-if", 0), 0u) << r.err;
+  EXPECT_EQ(r.err.rfind("pbtree: --io excludes --what-if", 0), 0u) << r.err;
 }
 
 }  // namespace
