@@ -6,8 +6,8 @@
 // at which the directory fits a quarter of the page size). For each group it keeps the node's
 // offset, its full key length, an 8-byte big-endian head of the key after the page-wide common
 // prefix, the key's remaining bytes when they do not fit the head, and (compact layout) the
-// context the node is decoded with. A search binary-searches the groups (u64 head compares; full compares on ties), then
-// runs find_in_page's prefix-trick scan over at most one group.
+// context the node is decoded with. A search binary-searches the groups (u64 head compares;
+// full compares on ties), then runs find_in_page's prefix-trick scan over at most one group.
 //
 // All of it lies in one allocation (heads, contexts, groups, prefix, key bytes), and it keeps
 // the page's first node offset and length, so a search reads the directory, then only the

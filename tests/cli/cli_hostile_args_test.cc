@@ -56,7 +56,8 @@ TEST_F(CliHostileArgs, ColumnZeroIsAShortUsageError) {
   const std::string in = dir_.write("b.csv", "1\n");
   auto r = run({"load", db_, "--index", "B", "--type", "integer", "--column", "0", "--input", in});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err.substr(0, r.err.find('\n')), "pbtree: --column: columns are numbered from 1 (got '0')");
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "pbtree: --column: columns are numbered from 1 (got '0')");
 }
 
 TEST_F(CliHostileArgs, RecnoColumnZeroIsAShortUsageError) {

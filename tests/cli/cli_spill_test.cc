@@ -213,7 +213,8 @@ TEST_F(CliSpill, AppendRefusesMemory) {
   auto r = run({"load", dir_.file("a.pbt"), "--index", "I", "--append", "--input", in,
                 "--memory", "1G"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err.rfind("pbtree: --memory applies to building a new index, not --append", 0), 0u)
+  EXPECT_EQ(r.err.rfind("pbtree: --memory applies to building a new index, not --append", 0),
+            0u)
       << r.err;
 }
 
