@@ -113,7 +113,7 @@ uint32_t FastLoader::build(const EntryBatch& sorted) {
         PageBuilder w(options_.page_size, options_.jump_interval, options_.layout, true);
         w.set_limit(limit);
         w.start(buf.data());
-        w.place_first(in.key(p.start), in.recno(p.start), 0, p.start == 0);
+        w.place_first(in.key(p.start), in.recno(p.start), 0);
         for (size_t i = p.start + 1; i < p.end; ++i) {
           const uint32_t prefix = w.prefix(in.key(i));
           w.place(in.key(i), in.recno(i), 0, prefix,
@@ -156,7 +156,7 @@ uint32_t FastLoader::build(const EntryBatch& sorted) {
     size_t i = base;
     if (base == 0) {
       fill.start(nullptr);
-      fill.place_first(in.key(0), in.recno(0), 0, true, &size_of(0));
+      fill.place_first(in.key(0), in.recno(0), 0, &size_of(0));
       i = 1;
     }
     for (; i < end; ++i) {

@@ -87,6 +87,12 @@ uint32_t PageBuilder::fit_size(std::span<const uint8_t> key, uint64_t recno, uin
 }
 
 void PageBuilder::put(const NodeFields& f, const NodeContext* ctx, uint32_t measured) {
+  if (length_ == kBtreeHeaderSize && ctx != nullptr) {
+    // The first node of a page is decoded without a predecessor: it is always explicit
+    // (a compact node relative to an empty key, e.g. a NULL first key, is unreadable).
+    ctx = nullptr;
+    measured = 0;
+  }
   last_offset_ = length_;
   if (area_ != nullptr) {
     length_ += encode_node(layout_, f, leaf_, ctx, area_ + length_);
@@ -116,10 +122,9 @@ void PageBuilder::add_jump(uint32_t offset, std::span<const uint8_t> jump_key, u
 }
 
 void PageBuilder::place_first(std::span<const uint8_t> key, uint64_t recno, uint32_t child,
-                              bool against_empty, const Sizes* sizes) {
-  const NodeContext empty{0, 0};
+                              const Sizes* sizes) {
   const NodeFields node{NodeKind::Entry, recno, child, 0, key};
-  put(node, against_empty ? &empty : nullptr, against_empty && sizes ? sizes->coded : 0);
+  put(node, nullptr, sizes ? sizes->expl : 0);
   set_last(key, recno, child, 0);
   prev_key_.clear();
   ++nodes_;
@@ -153,7 +158,7 @@ void PageBuilder::place(std::span<const uint8_t> key, uint64_t recno, uint32_t c
   }
   const NodeFields node{NodeKind::Entry, recno, child, prefix, key.subspan(prefix)};
   const NodeContext ctx{static_cast<uint32_t>(key_.size()), last_recno_};
-  const bool expl = target || explicit_form;
+  const bool expl = target || explicit_form || nodes_ == 0;
   put(node, expl ? nullptr : &ctx, sizes ? (expl ? sizes->expl : sizes->coded) : 0);
   prefix_total_ += prefix;
   set_last(key, recno, child, prefix);
@@ -255,6 +260,12 @@ std::span<const uint8_t> PageBuilder::separator(bool truncate, uint64_t& recno) 
 
 BtreeHeader PageBuilder::close(uint8_t* page, BtreeHeader h) const {
   if (jump_count_ > 255) throw std::logic_error("more than 255 jump nodes on a page");
+  if (compact_ && area_ != nullptr && length_ > kBtreeHeaderSize &&
+      (area_[kBtreeHeaderSize] >> 6) != 3) {
+    // A compact page's first node is decoded without a predecessor (put() makes it explicit;
+    // this one-byte check keeps an unreadable page from ever being written).
+    throw std::logic_error("page builder: the first node of a compact page is not explicit");
+  }
   if (page == area_) {
     if (jump_total_ != 0) {
       std::memmove(page + kBtreeHeaderSize + jump_total_, page + kBtreeHeaderSize,

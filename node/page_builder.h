@@ -68,10 +68,10 @@ class PageBuilder {
   /// True if a node of fit size `fit` still fits below the limit.
   bool fits(uint32_t fit) const { return length_ + jump_total_ + fit <= limit_; }
 
-  /// The first node of a page (prefix 0): explicit, or coded against an empty key and record
-  /// number 0 if `against_empty` (fast_load's first node of a tree). No jump node.
+  /// The first node of a page (prefix 0), explicit: a page's first node is decoded without a
+  /// predecessor (put() codes every node at the page's start explicit). No jump node.
   void place_first(std::span<const uint8_t> key, uint64_t recno, uint32_t child,
-                   bool against_empty, const Sizes* sizes = nullptr);
+                   const Sizes* sizes = nullptr);
   /// The degenerate first node of a non-leaf level (empty key, record number 0 -> `child`);
   /// the first jump area starts after it.
   void place_degenerate(uint32_t child);
@@ -111,7 +111,8 @@ class PageBuilder {
   /// Writes the page into `page` (page_size bytes; may be the area given to start): jump
   /// table, nodes, then `header` with btr_length, btr_prefix_total, btr_jump_interval,
   /// btr_jump_size, btr_jump_count and layout set here (generic bytes 4..15 left alone; when
-  /// `page` is not the area, it is zeroed first). Throws std::logic_error past 255 jump nodes.
+  /// `page` is not the area, it is zeroed first). Throws std::logic_error past 255 jump nodes
+  /// or on a compact page whose first node is not explicit.
   /// Returns the header written.
   BtreeHeader close(uint8_t* page, BtreeHeader header) const;
 
