@@ -17,6 +17,7 @@
 // allocator at the end of the operation.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -171,7 +172,8 @@ class BTree {
 
   /// Inserts (key, recno). Throws DuplicateKeyError if the pair exists, or (unique index) an
   /// equal non-NULL key exists (the value shown by key_value_text); KeyError if key.size() >= page_size / 4; UsageError if recno >
-  /// kMaxRecordNumber. The tree is unchanged on any error.
+  /// kMaxRecordNumber, or if the insert would make the tree deeper than kMaxLevels (checked
+  /// before any page changes). The tree is unchanged on any error.
   void insert(std::span<const uint8_t> key, uint64_t recno);
   /// Batched insert / merge-append (btree/batch_insert.cc): sorts `entries` (any order),
   /// finds the leaves they fall into (one descent per touched leaf) and rewrites each run of
@@ -210,6 +212,10 @@ class BTree {
   uint32_t root() const { return root_.load(std::memory_order_acquire); }
   /// Makes insert/remove throw UsageError (a file opened read-only).
   void set_read_only(bool read_only) { read_only_ = read_only; }
+  /// Most levels insert() lets the tree have: kMaxLevels (the format's limit, node/btree_page.h)
+  /// unless lowered, which tests do to reach the limit with few entries.
+  void set_level_limit(uint32_t levels) { level_limit_ = std::min(levels, kMaxLevels); }
+  uint32_t level_limit() const { return level_limit_; }
   const IndexDefinition& definition() const { return def_; }
   bool descending() const { return def_.descending; }
   BufferPool& pool() const { return pool_; }
@@ -225,6 +231,10 @@ class BTree {
   friend struct TreeWriter;  // one write operation's state (btree.cc)
   friend struct LeafWriter;  // the in-place leaf paths (btree/leaf_writer.cc)
   friend struct BatchMerge;  // insert_batch's run rewrites (btree/batch_insert.cc)
+
+  // insert(): throws UsageError, nothing changed, if (key, recno) would add a level beyond
+  // level_limit() (btree/writer.cc). Under the writer mutex.
+  void check_level_limit(std::span<const uint8_t> key, uint64_t recno);
 
   // Readers: crab down to the leaf where the first entry >= (key, recno) lives; returns the
   // leaf pinned and shared-latched, plus the in-page find.
@@ -243,6 +253,7 @@ class BTree {
   uint16_t jump_interval_;
   std::function<void(uint32_t)> on_root_change_;
   bool read_only_ = false;
+  uint32_t level_limit_ = kMaxLevels;
   mutable std::mutex write_mutex_;
   std::vector<uint64_t> unique_probe_;  // insert's duplicate check; guarded by write_mutex_
   // The writer's scratch and rightmost-leaf cache (btree/leaf_writer.h); guarded by

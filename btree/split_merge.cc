@@ -47,16 +47,23 @@ uint32_t TreeWriter::find_parent(int level, uint32_t child, size_t& index) {
 
 // Index at which to split `entries` (1 .. n-1): the middle by bytes, moved so both halves
 // fit. Returns 0 if no split point makes both fit.
-size_t TreeWriter::choose_split(const BtreePageImage& img) {
+size_t TreeWriter::choose_split(const BtreePageImage& img, int level) {
   const size_t n = img.entries.size();
   if (n < 2) return 0;
   size_t total = 0;
   for (const auto& e : img.entries) total += e.key.size() + 8;
   size_t acc = 0, s = 1;
   for (size_t i = 0; i < n; ++i) {
+    const size_t before = acc;
     acc += img.entries[i].key.size() + 8;
     if (acc * 2 >= total) {
-      s = std::clamp<size_t>(i, 1, n - 1);
+      // Leaves: before entry i (btree/leaf_split_middle.cc streams the same choice). Non-leaf
+      // pages: the entry boundary nearest the middle, before or after entry i: with long
+      // separators a page holds a few entries, and "before" would leave 1 of 4 on the left
+      // (issue 30: half the non-leaf pages held a single child).
+      size_t at = i;
+      if (level > 0 && acc * 2 - total < total - before * 2) at = i + 1;
+      s = std::clamp<size_t>(at, 1, n - 1);
       break;
     }
   }
@@ -86,18 +93,58 @@ std::pair<BtreePageImage, BtreePageImage> TreeWriter::halves(const BtreePageImag
   return {std::move(l), std::move(r)};
 }
 
-// Writes `img` to `page_no`, splitting if it does not fit. `inserted` is the index of a
-// just-inserted entry (for the rightmost-split rule) or -1. Returns true if it split.
-bool TreeWriter::store(int level, uint32_t page_no, BtreePageImage& img, long inserted) {
+// The rightmost-split rule and the end-of-page reserve (firebird-format.md §2.9) apply to an
+// insert at the end of a leaf, and of a non-leaf page only at its level's right end (no right
+// sibling: where ascending inserts post their separators). Elsewhere a non-leaf page whose last
+// child splits would keep all its entries and give the new page a single child; with long
+// separators (a few per page) about half the non-leaf pages then held one child, and random
+// inserts reached 16 levels (issue 30).
+bool TreeWriter::end_split_rule(int level, const BtreePageImage& img, long inserted) const {
+  return inserted >= 0 && static_cast<size_t>(inserted) + 1 == img.entries.size() &&
+         (level == 0 || img.header.sibling == 0);
+}
+
+bool TreeWriter::fits(int level, const BtreePageImage& img, long inserted) {
   uint32_t len = encode(img);
-  // End-of-page reserve (firebird-format.md §2.9): a node that becomes the last one on the
-  // page must leave 6 + key length bytes free, so the rightmost split can keep the old page
-  // full and move only the new node.
-  if (len != 0 && inserted >= 0 && static_cast<size_t>(inserted) + 1 == img.entries.size() &&
+  // End-of-page reserve: a node that becomes the last one on the page must leave 6 + key
+  // length bytes free, so the rightmost split can keep the old page full and move only the
+  // new node.
+  if (len != 0 && end_split_rule(level, img, inserted) &&
       len + 6 + img.entries.back().key.size() > ps) {
     len = 0;
   }
-  if (len != 0) {
+  return len != 0;
+}
+
+size_t TreeWriter::split_point(int level, const BtreePageImage& img, long inserted) {
+  const size_t n = img.entries.size();
+  // Rightmost-split rule: an insert at the end moves only the new node to the new page if the
+  // rest plus its END_BUCKET copy still fits.
+  if (end_split_rule(level, img, inserted) && n >= 2 &&
+      encode_left(img, n - 1, img.header) != 0 && encode_right(img, n - 1, img.header) != 0) {
+    return n - 1;
+  }
+  return choose_split(img, level);
+}
+
+PageEntry TreeWriter::split_separator(int level, const BtreePageImage& img, size_t s) const {
+  PageEntry sep{img.entries[s].key, img.entries[s].recno, 0};
+  if (level == 0 && img.header.layout == NodeLayout::Compact && !t.def_.descending) {
+    // Suffix truncation (compact layout): the shortest prefix of the right half's first key
+    // above the left half's last key; record number 0 then (no entry has that key).
+    const uint32_t cut = common_prefix(img.entries[s - 1].key, sep.key) + 1;
+    if (cut < sep.key.size()) {
+      sep.key.resize(cut);
+      sep.recno = 0;
+    }
+  }
+  return sep;
+}
+
+// Writes `img` to `page_no`, splitting if it does not fit. `inserted` is the index of a
+// just-inserted entry (for the rightmost-split rule) or -1. Returns true if it split.
+bool TreeWriter::store(int level, uint32_t page_no, BtreePageImage& img, long inserted) {
+  if (fits(level, img, inserted)) {  // buf holds the page
     write_buf(page_no);
     return false;
   }
@@ -105,20 +152,35 @@ bool TreeWriter::store(int level, uint32_t page_no, BtreePageImage& img, long in
   return true;
 }
 
+bool TreeWriter::insert_grows_root(int level, uint32_t page_no, BtreePageImage img,
+                                   long inserted) {
+  for (;;) {
+    if (fits(level, img, inserted)) return false;
+    const size_t s = split_point(level, img, inserted);
+    if (s == 0) return false;  // split() reports the page
+    if (page_no == t.root()) return true;
+    PageEntry sep = split_separator(level, img, s);
+    size_t idx = 0;
+    const uint32_t parent = find_parent(level, page_no, idx);
+    img = read(parent);
+    img.entries.insert(img.entries.begin() + static_cast<std::ptrdiff_t>(idx) + 1,
+                       std::move(sep));
+    inserted = static_cast<long>(idx + 1);
+    page_no = parent;
+    ++level;
+  }
+}
+
 void TreeWriter::split(int level, uint32_t page_no, BtreePageImage& img, long inserted) {
   const size_t n = img.entries.size();
-  size_t s = 0;
-  // Rightmost-split rule (firebird-format.md §2.9): an insert at the end of the page moves
-  // only the new node to the new page if the rest plus its END_BUCKET copy still fits.
-  if (inserted >= 0 && static_cast<size_t>(inserted) + 1 == n && n >= 2) {
-    if (encode_left(img, n - 1, img.header) != 0 && encode_right(img, n - 1, img.header) != 0) {
-      s = n - 1;
-    }
-  }
-  if (s == 0) s = choose_split(img);
+  const size_t s = split_point(level, img, inserted);
   if (s == 0) {
     throw CorruptError(
         fmt::format("{}: page {}: cannot split {} entries", t.pool_.file().path(), page_no, n));
+  }
+  if (page_no == t.root() && level + 1u >= t.level_limit_) {
+    // Before this page is written (BTree::insert checks a whole insert beforehand).
+    throw UsageError(fmt::format("index would exceed {} levels", t.level_limit_));
   }
   const uint32_t new_page = t.allocator_.allocate();
   const uint32_t old_right = img.header.sibling;
@@ -140,16 +202,8 @@ void TreeWriter::split(int level, uint32_t page_no, BtreePageImage& img, long in
       MutableBtreePage(wr.data()).set_left_sibling(new_page);
     }
   }
-  PageEntry sep{img.entries[s].key, img.entries[s].recno, new_page};
-  if (level == 0 && img.header.layout == NodeLayout::Compact && !t.def_.descending) {
-    // Suffix truncation (compact layout): the shortest prefix of the right half's first key
-    // above the left half's last key; record number 0 then (no entry has that key).
-    const uint32_t cut = common_prefix(img.entries[s - 1].key, sep.key) + 1;
-    if (cut < sep.key.size()) {
-      sep.key.resize(cut);
-      sep.recno = 0;
-    }
-  }
+  PageEntry sep = split_separator(level, img, s);
+  sep.page_number = new_page;
   // img becomes the left half (as halves() gives it).
   img.header = lh;
   img.end_bucket = img.entries[s];
@@ -166,9 +220,6 @@ void TreeWriter::split(int level, uint32_t page_no, BtreePageImage& img, long in
 }
 
 void TreeWriter::new_root(int level, uint32_t old_root, PageEntry sep) {
-  if (level + 1 >= static_cast<int>(kMaxLevels)) {
-    throw UsageError(fmt::format("index would exceed {} levels", kMaxLevels));
-  }
   BtreePageImage img;
   img.header.index_id = t.index_id_;
   img.header.level = static_cast<uint8_t>(level + 1);
@@ -251,7 +302,7 @@ bool TreeWriter::merge_pair(int level, uint32_t left, BtreePageImage& limg, uint
 // `m` (left + right contents) does not fit one page: split it over `left` and `right`.
 void TreeWriter::redistribute(int level, uint32_t left, uint32_t right, BtreePageImage& m,
                   const BtreePageImage& rimg) {
-  size_t s = choose_split(m);
+  size_t s = choose_split(m, level);
   if (s == 0) throw CorruptError("merge: cannot redistribute entries");
   auto [l, r] = halves(m, s);
   l.header.sibling = right;

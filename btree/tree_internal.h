@@ -134,9 +134,10 @@ struct TreeWriter {
   // Starts at path[level + 1] and walks right, then left (splits move pointers right).
   uint32_t find_parent(int level, uint32_t child, size_t& index);
 
-  // Index at which to split `entries` (1 .. n-1): the middle by bytes, moved so both halves
-  // fit. Returns 0 if no split point makes both fit.
-  size_t choose_split(const BtreePageImage& img);
+  // Index at which to split `entries` (1 .. n-1): the middle by bytes (leaves: before the
+  // entry crossing it; non-leaf pages: the nearer boundary), moved so both halves fit. Returns
+  // 0 if no split point makes both fit.
+  size_t choose_split(const BtreePageImage& img, int level);
 
   // Left part [0, s) with END_BUCKET = entries[s]; right part [s, n) with the old END.
   std::pair<BtreePageImage, BtreePageImage> halves(const BtreePageImage& img, size_t s);
@@ -151,9 +152,22 @@ struct TreeWriter {
                        img.end_bucket ? &*img.end_bucket : nullptr, buf.data(), ps);
   }
 
+  // Whether the rightmost-split rule and the end-of-page reserve apply to `img` at `level`
+  // after an insert at `inserted` (-1: none): the last entry, on a leaf or a rightmost page.
+  bool end_split_rule(int level, const BtreePageImage& img, long inserted) const;
+  // True if `img` (after an insert at `inserted`) is stored without a split; buf then holds
+  // the encoded page.
+  bool fits(int level, const BtreePageImage& img, long inserted);
+  // Where split() splits `img`: the rightmost split or choose_split (0: nowhere).
+  size_t split_point(int level, const BtreePageImage& img, long inserted);
+  // The separator a split at `s` sends up (page number 0: the caller's).
+  PageEntry split_separator(int level, const BtreePageImage& img, size_t s) const;
   // Writes `img` to `page_no`, splitting if it does not fit. `inserted` is the index of a
   // just-inserted entry (for the rightmost-split rule) or -1. Returns true if it split.
   bool store(int level, uint32_t page_no, BtreePageImage& img, long inserted);
+  // True if storing `img` (page `page_no` at `level`, an entry inserted at `inserted`) would
+  // split every page up to the root, i.e. add a level: store's decisions, nothing written.
+  bool insert_grows_root(int level, uint32_t page_no, BtreePageImage img, long inserted);
 
   void split(int level, uint32_t page_no, BtreePageImage& img, long inserted);
 

@@ -114,6 +114,34 @@ uint32_t TreeWriter::descend(std::span<const uint8_t> key, uint64_t recno) {
   });
 }
 
+// A tree of level_limit() levels (kMaxLevels) takes no insert that would split its root: the whole insert is
+// refused before any page changes (issue 30: the leaf and the levels below the root were
+// split, the key was in, and only then did the new root fail). Costs one dry run of the
+// splits, only while the root is at the top level.
+void BTree::check_level_limit(std::span<const uint8_t> key, uint64_t recno) {
+  {
+    PageRef ref = pool_.pin(root());
+    if (BtreePage(ref.data()).level() + 1u < level_limit_) return;
+  }
+  TreeWriter w(*this);
+  const uint32_t leaf = w.descend(key, recno);
+  BtreePageImage img = w.read(leaf);
+  auto it =
+      std::lower_bound(img.entries.begin(), img.entries.end(), 0, [&](const PageEntry& e, int) {
+        return compare_entry(e.key, e.recno, key, recno, def_.descending) < 0;
+      });
+  if (it != img.entries.end() &&
+      compare_entry(it->key, it->recno, key, recno, def_.descending) == 0) {
+    return;  // a duplicate: insert reports it
+  }
+  const long pos = it - img.entries.begin();
+  img.entries.insert(it, PageEntry{std::vector<uint8_t>(key.begin(), key.end()), recno, 0});
+  if (w.insert_grows_root(0, leaf, std::move(img), pos)) {
+    throw UsageError(fmt::format("index {}: the insert would exceed {} levels (nothing changed)",
+                                 def_.name, level_limit_));
+  }
+}
+
 void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
   const uint32_t ps = pool_.page_size();
   if (read_only_) {
@@ -129,6 +157,7 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
     throw UsageError(fmt::format("record number {} exceeds 40 bits", recno));
   }
   std::lock_guard lock(write_mutex_);
+  check_level_limit(key, recno);
   if (LeafWriter::insert(*this, key, recno)) return;  // one descent, in place
   if (def_.unique && !is_null_key(key)) {
     find(key, unique_probe_);  // no cursor, no allocation once the buffer has grown

@@ -1,0 +1,149 @@
+// Issue 30 item 3: the level limit and the depth of trees of long keys.
+// - An insert that would add a level beyond the limit is refused before any page changes
+//   (it used to split the leaf and every level up to the root, put the key in, and only then
+//   fail in TreeWriter::new_root, leaving a corrupt tree that close() committed).
+// - Non-leaf pages split in the middle except at their level's right end, so random inserts
+//   of long keys no longer leave about half the non-leaf pages with a single child.
+// - Real Firebird 3 is the oracle for the depth: the same random 1000-byte keys inserted one
+//   by one into a VARCHAR(1000) CHARACTER SET OCTETS index at 4 KiB pages
+//   (tests/firebird/insert_depth.sh); pbtree's tree is no deeper than fbstat reports.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/support/btree_tree_fixture.h"
+
+namespace pbtree {
+namespace {
+
+using testing::TreeEnv;
+
+std::vector<std::vector<uint8_t>> random_long_keys(size_t n, size_t length, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> byte(0x21, 0xFE);  // no pad byte (space) and no NUL
+  std::vector<std::vector<uint8_t>> keys(n, std::vector<uint8_t>(length));
+  for (auto& k : keys) {
+    for (auto& b : k) b = static_cast<uint8_t>(byte(rng));
+  }
+  return keys;
+}
+
+std::vector<std::vector<uint8_t>> snapshot(TreeEnv& env) {
+  std::vector<std::vector<uint8_t>> pages;
+  for (uint32_t p = 1; p <= env.alloc.in_use(); ++p) {
+    PageRef ref = env.pool.pin(p);
+    pages.emplace_back(ref.data(), ref.data() + env.pool.page_size());
+  }
+  return pages;
+}
+
+TEST(BtreeLevelLimit, InsertBeyondTheLimitChangesNothing) {
+  TreeEnv env(false, false, 4096, 4096);
+  env.tree->set_level_limit(4);
+  const auto keys = random_long_keys(2000, 1000, 30);
+  size_t refused_at = keys.size();
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const auto before = snapshot(env);
+    const uint32_t root = env.tree->root();
+    try {
+      env.tree->insert(keys[i], i);
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()), "index T: the insert would exceed 4 levels (nothing changed)");
+      EXPECT_EQ(env.tree->root(), root);
+      EXPECT_EQ(snapshot(env), before);
+      EXPECT_TRUE(env.tree->find(keys[i]).empty());
+      refused_at = i;
+      break;
+    }
+  }
+  ASSERT_LT(refused_at, keys.size());
+  const TreeCheck c = env.tree->verify();
+  EXPECT_EQ(c.depth, 4u);
+  EXPECT_EQ(c.entries, refused_at);
+}
+
+TEST(BtreeLevelLimit, InsertsThatDoNotSplitTheRootStillGoIn) {
+  TreeEnv env(false, false, 4096, 4096);
+  env.tree->set_level_limit(4);
+  const auto keys = random_long_keys(2000, 1000, 31);
+  size_t taken = 0, refused = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    try {
+      env.tree->insert(keys[i], i);
+      ++taken;
+    } catch (const UsageError&) {
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 0u);
+  const TreeCheck c = env.tree->verify();
+  EXPECT_EQ(c.depth, 4u);
+  EXPECT_EQ(c.entries, taken);
+  // Once at the limit, more keys still fit below a root that does not split.
+  EXPECT_GT(taken, 100u);
+}
+
+// Pages per level of a tree of random 1000-byte keys at 4 KiB pages (3 entries and an
+// END_BUCKET at most per page): every non-leaf page but its level's rightmost holds two
+// children or more, so level L has at least 2 * (pages of L + 1) - 1 pages.
+TEST(BtreeNonLeafSplit, RandomLongKeysLeaveTwoChildrenPerNonLeafPage) {
+  TreeEnv env(false, false, 4096, 4096);
+  const auto keys = random_long_keys(3000, 1000, 32);
+  for (size_t i = 0; i < keys.size(); ++i) env.tree->insert(keys[i], i);
+  const TreeCheck c = env.tree->verify();
+  EXPECT_EQ(c.entries, keys.size());
+  for (size_t level = 1; level < c.level_pages.size(); ++level) {
+    EXPECT_GE(c.level_pages[level - 1] + 1, 2 * c.level_pages[level]) << "level " << level;
+  }
+  // Before: 13 levels (as Firebird 3's for these keys); now 10.
+  EXPECT_LE(c.depth, 10u);
+}
+
+// The Firebird 3 oracle: the same keys in the same order, fbstat's depth.
+TEST(BtreeNonLeafSplit, NoDeeperThanFirebird3ForRandomLongKeys) {
+  const auto keys = random_long_keys(3000, 1000, 33);
+  const std::filesystem::path scratch =
+      std::filesystem::temp_directory_path() / ("pbtree-fb-depth-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(scratch);
+  std::filesystem::create_directories(scratch);
+  {
+    std::ofstream out(scratch / "keys.txt");
+    static const char* hex = "0123456789abcdef";
+    for (const auto& k : keys) {
+      std::string line;
+      for (uint8_t b : k) {
+        line += hex[b >> 4];
+        line += hex[b & 15];
+      }
+      out << line << '\n';
+    }
+  }
+  const std::string cmd = std::string("bash ") + PBTREE_SOURCE_DIR +
+                          "/tests/firebird/insert_depth.sh " + (scratch / "keys.txt").string() +
+                          " 1000 4096 " + (scratch / "fb").string() + " 2>" +
+                          (scratch / "fb.log").string();
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char buf[64] = {};
+  const bool got = std::fgets(buf, sizeof buf, p) != nullptr;
+  const int rc = ::pclose(p);
+  std::filesystem::remove_all(scratch);
+  ASSERT_TRUE(got && rc == 0) << "Firebird 3 (isql-fb, fbstat) failed: exit " << rc
+                              << " (scripts/install-deps.sh installs it)";
+  const uint32_t firebird_depth = static_cast<uint32_t>(std::stoul(buf));
+  EXPECT_GE(firebird_depth, 10u);  // 13 with Firebird 3.0.11
+
+  TreeEnv env(false, false, 4096, 4096);
+  for (size_t i = 0; i < keys.size(); ++i) env.tree->insert(keys[i], i);
+  const TreeCheck c = env.tree->verify();
+  EXPECT_LE(c.depth, firebird_depth);
+  std::cout << "pbtree depth " << c.depth << ", Firebird 3 depth " << firebird_depth << "\n";
+}
+
+}  // namespace
+}  // namespace pbtree
