@@ -17,6 +17,10 @@ namespace pbtree {
 /// Firebird 3.0 .. 5.0). Compact: pbtree's own layout (docs/FORMAT.md §2.9): delta record
 /// numbers, no implied length byte, suffix-truncated separators. Chosen per index.
 enum class NodeLayout : uint8_t { Firebird = 0, Compact = 1 };
+/// Every layout, in enum order: a new layout is added here with its enum value, and the
+/// combination matrix (tests/cli/combination_matrix_test.cc) then builds and checks every
+/// index in it too.
+inline constexpr NodeLayout kNodeLayouts[] = {NodeLayout::Firebird, NodeLayout::Compact};
 
 /// Page sizes a file may have (bytes).
 inline constexpr uint32_t kPageSizes[] = {4096, 8192, 16384, 32768};

@@ -1,0 +1,401 @@
+// The combination matrix (issue 30): one generator builds an index for every combination of
+//   type and key format (tests/support/matrix_rows.h) x layout (every kNodeLayouts value) x
+//   ascending / descending x NULLs and empty strings (none, first, last, all, one only) x
+//   build path x page size (kPageSizes),
+// build paths: IndexFile::bulk_load at 1 and 2 threads, `load --memory 64K` (sorted runs
+// spilled and merged), `load` then `load --append`, one-by-one BTree::insert, and `import` from
+// a Firebird 3 database (tests/firebird/matrix_fb3.fdb.zst, made once by
+// tests/firebird/make_matrix_fixture.sh; Firebird 3 types only). Library calls where the path
+// is one, the CLI in-process (run_cli) where it exists only there.
+// Each index: `verify` exits 0, BTree::verify counts every entry, a forward and a backward
+// scan equal the sorted model (a std::multimap of normalized key and record number; import:
+// keys only, Firebird gives the record numbers), and a find of every distinct key gives the
+// model's record numbers.
+// By default a pairwise-covering subset runs (every pair of values of any two dimensions in
+// at least one index); PBTREE_MATRIX=full runs every combination. A new layout joins by its
+// kNodeLayouts entry, a new type by its matrix_types() entry, a new build path by its
+// BuildPath value here.
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "btree/btree.h"
+#include "tests/support/cli_test_util.h"
+#include "tests/support/matrix_rows.h"
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
+#include <pbtree/what_if.h>
+
+namespace pbtree {
+namespace {
+
+using namespace pbtree::testing;
+using tools::testing::run_args;
+
+enum class BuildPath { Bulk1, Bulk2, Spill, Append, Insert, Import };
+constexpr BuildPath kBuildPaths[] = {BuildPath::Bulk1,  BuildPath::Bulk2,  BuildPath::Spill,
+                                     BuildPath::Append, BuildPath::Insert, BuildPath::Import};
+const char* path_name(BuildPath p) {
+  switch (p) {
+    case BuildPath::Bulk1: return "bulk-1-thread";
+    case BuildPath::Bulk2: return "bulk-2-threads";
+    case BuildPath::Spill: return "load-spilled";
+    case BuildPath::Append: return "load-append";
+    case BuildPath::Insert: return "insert";
+    case BuildPath::Import: return "import-firebird3";
+  }
+  return "?";
+}
+
+// The dimensions, each a count of values; a case is one index into each.
+enum Dim { kType, kLayout, kDirection, kNulls, kPath, kPageSize, kDims };
+std::vector<size_t> dim_sizes() {
+  return {matrix_types().size(), std::size(kNodeLayouts), 2, std::size(kNullPatterns),
+          std::size(kBuildPaths), std::size(kPageSizes)};
+}
+using Case = std::vector<size_t>;
+
+bool valid(const Case& c) {
+  return kBuildPaths[c[kPath]] != BuildPath::Import || matrix_types()[c[kType]].fb3 != nullptr;
+}
+
+std::string case_name(const Case& c) {
+  return std::string(matrix_types()[c[kType]].name) + " " +
+         std::string(layout_name(kNodeLayouts[c[kLayout]])) + " " +
+         (c[kDirection] != 0 ? "desc" : "asc") + " nulls:" +
+         null_pattern_name(kNullPatterns[c[kNulls]]) + " " + path_name(kBuildPaths[c[kPath]]) +
+         " " + std::to_string(kPageSizes[c[kPageSize]]);
+}
+
+std::vector<Case> all_cases() {
+  const auto sizes = dim_sizes();
+  std::vector<Case> out;
+  Case c(kDims, 0);
+  for (;;) {
+    if (valid(c)) out.push_back(c);
+    size_t d = 0;
+    while (d < kDims && ++c[d] == sizes[d]) c[d++] = 0;
+    if (d == kDims) return out;
+  }
+}
+
+// Pair (d1 = value a, d2 = value b), d1 < d2, as one number.
+struct PairIndex {
+  std::vector<size_t> sizes = dim_sizes();
+  size_t id(size_t d1, size_t a, size_t d2, size_t b) const {
+    return ((d1 * kDims + d2) * 64 + a) * 64 + b;
+  }
+};
+
+// Every pair of values of two dimensions that some valid case holds.
+std::set<size_t> valid_pairs(const std::vector<Case>& cases) {
+  PairIndex px;
+  std::set<size_t> pairs;
+  for (const Case& c : cases) {
+    for (size_t i = 0; i < kDims; ++i) {
+      for (size_t j = i + 1; j < kDims; ++j) pairs.insert(px.id(i, c[i], j, c[j]));
+    }
+  }
+  return pairs;
+}
+
+// Greedy pairwise cover: repeatedly the valid case covering the most uncovered pairs (the
+// first of equals), until every valid pair is covered. Deterministic.
+std::vector<Case> pairwise_cases() {
+  const std::vector<Case> all = all_cases();
+  PairIndex px;
+  std::set<size_t> uncovered = valid_pairs(all);
+  std::vector<Case> out;
+  while (!uncovered.empty()) {
+    size_t best = 0, best_gain = 0;
+    for (size_t k = 0; k < all.size(); ++k) {
+      size_t gain = 0;
+      for (size_t i = 0; i < kDims; ++i) {
+        for (size_t j = i + 1; j < kDims; ++j) gain += uncovered.count(px.id(i, all[k][i], j, all[k][j]));
+      }
+      if (gain > best_gain) {
+        best_gain = gain;
+        best = k;
+      }
+    }
+    const Case& c = all[best];
+    for (size_t i = 0; i < kDims; ++i) {
+      for (size_t j = i + 1; j < kDims; ++j) uncovered.erase(px.id(i, c[i], j, c[j]));
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string scratch_root() {
+  const char* shm = "/dev/shm";
+  std::error_code ec;
+  const auto space = std::filesystem::space(shm, ec);
+  const std::filesystem::path base =
+      !ec && ::access(shm, W_OK) == 0 && space.available > (size_t{512} << 20)
+          ? std::filesystem::path(shm)
+          : std::filesystem::temp_directory_path();
+  const auto dir = base / ("pbtree-matrix-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+// The Firebird 3 fixture, decompressed into `dir` once.
+std::string fixture_fdb(const std::string& dir) {
+  const std::string out = dir + "/matrix_fb3.fdb";
+  if (std::filesystem::exists(out)) return out;
+  std::ifstream in(std::string(PBTREE_SOURCE_DIR) + "/tests/firebird/matrix_fb3.fdb.zst",
+                   std::ios::binary);
+  const std::string z((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const unsigned long long size = ZSTD_getFrameContentSize(z.data(), z.size());
+  if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) {
+    throw std::runtime_error("tests/firebird/matrix_fb3.fdb.zst: not a zstd frame with a size");
+  }
+  std::string fdb(size, '\0');
+  if (ZSTD_decompress(fdb.data(), fdb.size(), z.data(), z.size()) != size) {
+    throw std::runtime_error("tests/firebird/matrix_fb3.fdb.zst: does not decompress");
+  }
+  std::ofstream(out, std::ios::binary) << fdb;
+  return out;
+}
+
+struct ModelLess {
+  bool descending;
+  bool operator()(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) const {
+    return compare_keys(a, b, descending) < 0;
+  }
+};
+using Model = std::multimap<std::vector<uint8_t>, uint64_t, ModelLess>;
+
+std::string csv_of(const MatrixType& t, const std::vector<MatrixRow>& rows, size_t begin,
+                   size_t end) {
+  const bool text = std::string(t.type).rfind("varchar", 0) == 0;
+  std::string csv;
+  for (size_t i = begin; i < end; ++i) {
+    if (rows[i]) csv += text ? "\"" + *rows[i] + "\"" : *rows[i];
+    csv += "," + std::to_string(i) + "\n";
+  }
+  return csv;
+}
+
+class MatrixRun {
+ public:
+  explicit MatrixRun(std::string dir) : dir_(std::move(dir)) {}
+
+  void run(const Case& c) {
+    SCOPED_TRACE(case_name(c));
+    const MatrixType& t = matrix_types()[c[kType]];
+    const BuildPath path = kBuildPaths[c[kPath]];
+    IndexDefinition def;
+    def.name = "I";
+    def.type = TypeSpec::parse(t.type);
+    def.format = parse_key_format(t.format);
+    def.descending = c[kDirection] != 0;
+    def.layout = kNodeLayouts[c[kLayout]];
+    const uint32_t page_size = kPageSizes[c[kPageSize]];
+    const NullPattern nulls = kNullPatterns[c[kNulls]];
+    const auto rows =
+        path == BuildPath::Import ? matrix_rows(t, nulls, kMatrixFixtureRows, true)
+                                  : matrix_rows(t, nulls, kMatrixRows);
+
+    Model model(ModelLess{def.descending});
+    for (size_t i = 0; i < rows.size(); ++i) {
+      KeyBuffer k;
+      if (rows[i]) {
+        build_key(def.type, def.format, parse_value(def.type, *rows[i]), def.descending, k);
+      } else {
+        build_key(def.type, def.format, Value::null(), def.descending, k);
+      }
+      model.emplace(std::vector<uint8_t>(k.bytes().begin(), k.bytes().end()), i);
+    }
+
+    const std::string db = dir_ + "/m" + std::to_string(++serial_) + ".pbt";
+    build(path, def, t, c, page_size, rows, model, db);
+    if (::testing::Test::HasFatalFailure()) return;
+    check(db, path == BuildPath::Import, model);
+    std::filesystem::remove(db);
+    std::filesystem::remove(db + "-wal");
+  }
+
+ private:
+  void build(BuildPath path, const IndexDefinition& def, const MatrixType& t, const Case& c,
+             uint32_t page_size, const std::vector<MatrixRow>& rows, const Model& model,
+             const std::string& db) {
+    std::vector<std::string> create{"--type",      t.type,
+                                    "--key-format", t.format,
+                                    "--layout",    std::string(layout_name(def.layout)),
+                                    "--page-size", std::to_string(page_size),
+                                    "--column",    "1",
+                                    "--recno-column", "2"};
+    if (def.descending) create.push_back("--descending");
+    switch (path) {
+      case BuildPath::Bulk1:
+      case BuildPath::Bulk2: {
+        auto file = IndexFile::open_or_create(db, page_size);
+        file->set_build_threads(path == BuildPath::Bulk1 ? 1 : 2);
+        EntryBatch batch;
+        for (const auto& [key, recno] : model) batch.add(key, recno, recno);
+        file->bulk_load(def, batch);
+        file->commit();
+        file->close();
+        return;
+      }
+      case BuildPath::Insert: {
+        auto file = IndexFile::open_or_create(db, page_size);
+        file->create_index(def);
+        BTree& tree = file->tree("I");
+        // Row order (the model's key of each row is found again by its record number).
+        std::vector<const std::vector<uint8_t>*> by_row(rows.size());
+        for (const auto& [key, recno] : model) by_row[recno] = &key;
+        for (size_t i = 0; i < rows.size(); ++i) tree.insert(*by_row[i], i);
+        file->commit();
+        file->close();
+        return;
+      }
+      case BuildPath::Spill: {
+        const std::string csv = write("in.csv", csv_of(t, rows, 0, rows.size()));
+        std::vector<std::string> args{"load", db, "--index", "I", "--input", csv, "--memory",
+                                      "64K", "--threads", "1", "--progress"};
+        args.insert(args.end(), create.begin(), create.end());
+        const auto r = run_args(args);
+        ASSERT_EQ(r.code, 0) << r.err;
+        if (rows.size() > 1) {
+          EXPECT_NE(r.err.find("sort run 2"), std::string::npos) << "no spilled runs: " << r.err;
+        }
+        return;
+      }
+      case BuildPath::Append: {
+        const size_t half = rows.size() / 2;
+        const std::string a = write("a.csv", csv_of(t, rows, 0, half));
+        const std::string b = write("b.csv", csv_of(t, rows, half, rows.size()));
+        std::vector<std::string> args{"load", db, "--index", "I", "--input", a};
+        args.insert(args.end(), create.begin(), create.end());
+        const auto r1 = run_args(args);
+        ASSERT_EQ(r1.code, 0) << r1.err;
+        const auto r2 = run_args({"load", db, "--index", "I", "--append", "--input", b,
+                                  "--column", "1", "--recno-column", "2"});
+        ASSERT_EQ(r2.code, 0) << r2.err;
+        return;
+      }
+      case BuildPath::Import: {
+        std::string pattern = null_pattern_name(kNullPatterns[c[kNulls]]);
+        for (char& ch : pattern) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        const std::string index =
+            std::string("I_") + t.fb3_tag + "_" + pattern + (def.descending ? "_D" : "_A");
+        const auto r = run_args({"import", fixture_fdb(dir_), db, "--index", index, "--name", "I",
+                                 "--key-format", t.format, "--layout",
+                                 std::string(layout_name(def.layout)), "--page-size",
+                                 std::to_string(page_size)});
+        ASSERT_EQ(r.code, 0) << r.err;
+        return;
+      }
+    }
+  }
+
+  void check(const std::string& db, bool keys_only, const Model& model) {
+    const auto v = run_args({"verify", db});
+    EXPECT_EQ(v.code, 0) << v.out << v.err;
+    auto file = IndexFile::open(db);
+    const BTree& tree = file->tree("I");
+    EXPECT_EQ(tree.verify().entries, model.size());
+    std::vector<std::pair<std::vector<uint8_t>, uint64_t>> want(model.begin(), model.end());
+    std::vector<std::pair<std::vector<uint8_t>, uint64_t>> forward, backward;
+    for (Cursor cur = tree.scan(); cur.valid(); cur.next()) {
+      forward.emplace_back(std::vector<uint8_t>(cur.key().begin(), cur.key().end()),
+                           cur.record_number());
+    }
+    ScanRange back;
+    back.backward = true;
+    for (Cursor cur = tree.scan(back); cur.valid(); cur.next()) {
+      backward.emplace_back(std::vector<uint8_t>(cur.key().begin(), cur.key().end()),
+                            cur.record_number());
+    }
+    std::vector<std::pair<std::vector<uint8_t>, uint64_t>> reversed(backward.rbegin(),
+                                                                     backward.rend());
+    EXPECT_EQ(reversed, forward) << "the backward scan is not the forward scan reversed";
+    if (keys_only) {
+      // Firebird's record numbers: the keys, and per key the record numbers ascending.
+      ASSERT_EQ(forward.size(), want.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(forward[i].first, want[i].first) << "entry " << i;
+        if (i > 0 && forward[i].first == forward[i - 1].first) {
+          EXPECT_LT(forward[i - 1].second, forward[i].second) << "entry " << i;
+        }
+      }
+    } else {
+      EXPECT_EQ(forward, want);
+    }
+    // find of every distinct key: the record numbers of the scan's entries with that key.
+    std::map<std::vector<uint8_t>, std::vector<uint64_t>> scanned;
+    for (const auto& [key, recno] : forward) scanned[key].push_back(recno);
+    for (auto it = model.begin(); it != model.end(); it = model.upper_bound(it->first)) {
+      const auto [lo, hi] = model.equal_range(it->first);
+      std::vector<uint64_t> expected;
+      for (auto e = lo; e != hi; ++e) expected.push_back(e->second);
+      if (keys_only) expected = scanned[it->first];
+      EXPECT_EQ(tree.find(it->first), expected) << "key " << ::testing::PrintToString(it->first);
+    }
+  }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
+
+  std::string dir_;
+  size_t serial_ = 0;
+};
+
+TEST(CliMatrix, PairwiseSubsetCoversEveryValidPair) {
+  const auto all = all_cases();
+  const auto subset = pairwise_cases();
+  EXPECT_EQ(valid_pairs(subset), valid_pairs(all));
+  for (const Case& c : subset) EXPECT_TRUE(valid(c)) << case_name(c);
+  // Import only for the types Firebird 3 has.
+  for (const Case& c : all) {
+    if (kBuildPaths[c[kPath]] == BuildPath::Import) {
+      EXPECT_NE(matrix_types()[c[kType]].fb3, nullptr) << case_name(c);
+    }
+  }
+  EXPECT_LT(subset.size(), all.size() / 20);
+}
+
+TEST(CliMatrix, EveryIndexReadsBackAsItsModel) {
+  const char* mode = std::getenv("PBTREE_MATRIX");
+  const bool full = mode != nullptr && std::string(mode) == "full";
+  const auto cases = full ? all_cases() : pairwise_cases();
+  const std::string dir = scratch_root();
+  const auto start = std::chrono::steady_clock::now();
+  MatrixRun run(dir);
+  const ::testing::TestResult* result =
+      ::testing::UnitTest::GetInstance()->current_test_info()->result();
+  size_t failed = 0;
+  for (const Case& c : cases) {
+    const int before = result->total_part_count();
+    run.run(c);
+    if (result->total_part_count() != before) ++failed;
+    if (failed >= 20) break;  // enough to read
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "combination matrix (" << (full ? "full" : "pairwise") << "): " << cases.size()
+            << " indexes in " << seconds << " s\n";
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace pbtree
