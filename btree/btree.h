@@ -171,9 +171,9 @@ class BTree {
                                uint16_t jump_interval, NodeLayout layout = NodeLayout::Firebird);
 
   /// Inserts (key, recno). Throws DuplicateKeyError if the pair exists, or (unique index) an
-  /// equal non-NULL key exists (the value shown by key_value_text); KeyError if key.size() >= page_size / 4; UsageError if recno >
-  /// kMaxRecordNumber, or if the insert would make the tree deeper than kMaxLevels (checked
-  /// before any page changes). The tree is unchanged on any error.
+  /// equal non-NULL key exists (the value shown by key_value_text); KeyError if key.size() >=
+  /// page_size / 4; UsageError if recno > kMaxRecordNumber, or if the insert would make the tree
+  /// deeper than kMaxLevels (checked before any page changes). The tree is unchanged on any error.
   void insert(std::span<const uint8_t> key, uint64_t recno);
   /// Batched insert / merge-append (btree/batch_insert.cc): sorts `entries` (any order),
   /// finds the leaves they fall into (one descent per touched leaf) and rewrites each run of

@@ -120,8 +120,8 @@ size_t TreeWriter::split_point(int level, const BtreePageImage& img, long insert
   const size_t n = img.entries.size();
   // Rightmost-split rule: an insert at the end moves only the new node to the new page if the
   // rest plus its END_BUCKET copy still fits.
-  if (end_split_rule(level, img, inserted) && n >= 2 &&
-      encode_left(img, n - 1, img.header) != 0 && encode_right(img, n - 1, img.header) != 0) {
+  if (end_split_rule(level, img, inserted) && n >= 2 && encode_left(img, n - 1, img.header) != 0 &&
+      encode_right(img, n - 1, img.header) != 0) {
     return n - 1;
   }
   return choose_split(img, level);
@@ -152,8 +152,7 @@ bool TreeWriter::store(int level, uint32_t page_no, BtreePageImage& img, long in
   return true;
 }
 
-bool TreeWriter::insert_grows_root(int level, uint32_t page_no, BtreePageImage img,
-                                   long inserted) {
+bool TreeWriter::insert_grows_root(int level, uint32_t page_no, BtreePageImage img, long inserted) {
   for (;;) {
     if (fits(level, img, inserted)) return false;
     const size_t s = split_point(level, img, inserted);
@@ -163,8 +162,7 @@ bool TreeWriter::insert_grows_root(int level, uint32_t page_no, BtreePageImage i
     size_t idx = 0;
     const uint32_t parent = find_parent(level, page_no, idx);
     img = read(parent);
-    img.entries.insert(img.entries.begin() + static_cast<std::ptrdiff_t>(idx) + 1,
-                       std::move(sep));
+    img.entries.insert(img.entries.begin() + static_cast<std::ptrdiff_t>(idx) + 1, std::move(sep));
     inserted = static_cast<long>(idx + 1);
     page_no = parent;
     ++level;

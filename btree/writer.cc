@@ -114,8 +114,8 @@ uint32_t TreeWriter::descend(std::span<const uint8_t> key, uint64_t recno) {
   });
 }
 
-// A tree of level_limit() levels (kMaxLevels) takes no insert that would split its root: the whole insert is
-// refused before any page changes (issue 30: the leaf and the levels below the root were
+// A tree of level_limit() levels (kMaxLevels) takes no insert that would split its root: the whole
+// insert is refused before any page changes (issue 30: the leaf and the levels below the root were
 // split, the key was in, and only then did the new root fail). Costs one dry run of the
 // splits, only while the root is at the top level.
 void BTree::check_level_limit(std::span<const uint8_t> key, uint64_t recno) {

@@ -12,6 +12,8 @@
 // sixteenths of the rows); the rest is the CSV: one value per line, the row's ordinal its
 // record number. An empty line is NULL, "" the empty string, ^ and $ the type's least and
 // greatest value; a line that is no value of the type is skipped. At most 3000 rows.
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,8 +29,6 @@
 #include "btree/btree.h"
 #include "btree/radix_sort.h"
 #include "file/entry_runs.h"
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
 
 namespace {
 
@@ -74,8 +74,7 @@ void check(BTree& tree, const std::vector<Entry>& model, const std::string& what
     if (tree.verify().entries != model.size()) fail(what + ": verify counts another number");
     std::vector<Entry> forward, backward;
     for (Cursor c = tree.scan(); c.valid(); c.next()) {
-      forward.emplace_back(std::vector<uint8_t>(c.key().begin(), c.key().end()),
-                           c.record_number());
+      forward.emplace_back(std::vector<uint8_t>(c.key().begin(), c.key().end()), c.record_number());
     }
     ScanRange back;
     back.backward = true;
@@ -89,7 +88,8 @@ void check(BTree& tree, const std::vector<Entry>& model, const std::string& what
     for (size_t i = 0; i < model.size();) {
       size_t j = i;
       std::vector<uint64_t> want;
-      while (j < model.size() && model[j].first == model[i].first) want.push_back(model[j++].second);
+      while (j < model.size() && model[j].first == model[i].first)
+        want.push_back(model[j++].second);
       if (tree.find(model[i].first) != want) fail(what + ": find differs from the model");
       i = j;
     }
@@ -152,8 +152,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       def.format = format;
       def.descending = descending;
       def.layout = layout;
-      const std::string what = std::string(tc.type) + (descending ? " desc" : " asc") +
-                               " page " + std::to_string(page_size) + " layout " + l;
+      const std::string what = std::string(tc.type) + (descending ? " desc" : " asc") + " page " +
+                               std::to_string(page_size) + " layout " + l;
       for (uint32_t threads : {1u, 2u}) {
         def.name = "B" + std::to_string(threads) + "_" + l;
         EntryBatch b = batch_of(0, rows.size());

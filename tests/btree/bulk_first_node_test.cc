@@ -5,6 +5,8 @@
 // builders, IndexFile::bulk_load, `load` and its spilled runs; PageBuilder::close refuses a page
 // whose first node is relative.
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 #include <string>
 #include <vector>
@@ -16,8 +18,6 @@
 #include "node/node.h"
 #include "node/page_builder.h"
 #include "tests/support/cli_test_util.h"
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
 
 namespace pbtree {
 namespace {

@@ -53,7 +53,8 @@ TEST(BtreeLevelLimit, InsertBeyondTheLimitChangesNothing) {
     try {
       env.tree->insert(keys[i], i);
     } catch (const UsageError& e) {
-      EXPECT_EQ(std::string(e.what()), "index T: the insert would exceed 4 levels (nothing changed)");
+      EXPECT_EQ(std::string(e.what()),
+                "index T: the insert would exceed 4 levels (nothing changed)");
       EXPECT_EQ(env.tree->root(), root);
       EXPECT_EQ(snapshot(env), before);
       EXPECT_TRUE(env.tree->find(keys[i]).empty());

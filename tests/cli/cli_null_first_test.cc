@@ -19,8 +19,10 @@ TEST(CliNullFirst, CliLoadNullFirstVerifies) {
   ScratchDir dir("first-node-cli");
   const std::string csv = dir.write("m.csv", "\n1\n");
   const std::string db = dir.file("m.pbt");
-  ASSERT_EQ(run({"load", db, "--index", "X", "--type", "integer", "--layout", "compact",
-                 "--input", csv}).code, 0);
+  ASSERT_EQ(
+      run({"load", db, "--index", "X", "--type", "integer", "--layout", "compact", "--input", csv})
+          .code,
+      0);
   const auto v = run({"verify", db});
   EXPECT_EQ(v.code, 0) << v.out << v.err;
   const auto s = run({"scan", db, "--index", "X"});

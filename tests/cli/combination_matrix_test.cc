@@ -16,6 +16,9 @@
 // kNodeLayouts entry, a new type by its matrix_types() entry, a new build path by its
 // BuildPath value here.
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
+#include <pbtree/what_if.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -34,9 +37,6 @@
 #include "btree/btree.h"
 #include "tests/support/cli_test_util.h"
 #include "tests/support/matrix_rows.h"
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
-#include <pbtree/what_if.h>
 
 namespace pbtree {
 namespace {
@@ -49,12 +49,18 @@ constexpr BuildPath kBuildPaths[] = {BuildPath::Bulk1,  BuildPath::Bulk2,  Build
                                      BuildPath::Append, BuildPath::Insert, BuildPath::Import};
 const char* path_name(BuildPath p) {
   switch (p) {
-    case BuildPath::Bulk1: return "bulk-1-thread";
-    case BuildPath::Bulk2: return "bulk-2-threads";
-    case BuildPath::Spill: return "load-spilled";
-    case BuildPath::Append: return "load-append";
-    case BuildPath::Insert: return "insert";
-    case BuildPath::Import: return "import-firebird3";
+    case BuildPath::Bulk1:
+      return "bulk-1-thread";
+    case BuildPath::Bulk2:
+      return "bulk-2-threads";
+    case BuildPath::Spill:
+      return "load-spilled";
+    case BuildPath::Append:
+      return "load-append";
+    case BuildPath::Insert:
+      return "insert";
+    case BuildPath::Import:
+      return "import-firebird3";
   }
   return "?";
 }
@@ -62,8 +68,8 @@ const char* path_name(BuildPath p) {
 // The dimensions, each a count of values; a case is one index into each.
 enum Dim { kType, kLayout, kDirection, kNulls, kPath, kPageSize, kDims };
 std::vector<size_t> dim_sizes() {
-  return {matrix_types().size(), std::size(kNodeLayouts), 2, std::size(kNullPatterns),
-          std::size(kBuildPaths), std::size(kPageSizes)};
+  return {matrix_types().size(),    std::size(kNodeLayouts), 2,
+          std::size(kNullPatterns), std::size(kBuildPaths),  std::size(kPageSizes)};
 }
 using Case = std::vector<size_t>;
 
@@ -74,9 +80,9 @@ bool valid(const Case& c) {
 std::string case_name(const Case& c) {
   return std::string(matrix_types()[c[kType]].name) + " " +
          std::string(layout_name(kNodeLayouts[c[kLayout]])) + " " +
-         (c[kDirection] != 0 ? "desc" : "asc") + " nulls:" +
-         null_pattern_name(kNullPatterns[c[kNulls]]) + " " + path_name(kBuildPaths[c[kPath]]) +
-         " " + std::to_string(kPageSizes[c[kPageSize]]);
+         (c[kDirection] != 0 ? "desc" : "asc") +
+         " nulls:" + null_pattern_name(kNullPatterns[c[kNulls]]) + " " +
+         path_name(kBuildPaths[c[kPath]]) + " " + std::to_string(kPageSizes[c[kPageSize]]);
 }
 
 std::vector<Case> all_cases() {
@@ -123,7 +129,8 @@ std::vector<Case> pairwise_cases() {
     for (size_t k = 0; k < all.size(); ++k) {
       size_t gain = 0;
       for (size_t i = 0; i < kDims; ++i) {
-        for (size_t j = i + 1; j < kDims; ++j) gain += uncovered.count(px.id(i, all[k][i], j, all[k][j]));
+        for (size_t j = i + 1; j < kDims; ++j)
+          gain += uncovered.count(px.id(i, all[k][i], j, all[k][j]));
       }
       if (gain > best_gain) {
         best_gain = gain;
@@ -207,9 +214,8 @@ class MatrixRun {
     def.layout = kNodeLayouts[c[kLayout]];
     const uint32_t page_size = kPageSizes[c[kPageSize]];
     const NullPattern nulls = kNullPatterns[c[kNulls]];
-    const auto rows =
-        path == BuildPath::Import ? matrix_rows(t, nulls, kMatrixFixtureRows, true)
-                                  : matrix_rows(t, nulls, kMatrixRows);
+    const auto rows = path == BuildPath::Import ? matrix_rows(t, nulls, kMatrixFixtureRows, true)
+                                                : matrix_rows(t, nulls, kMatrixRows);
 
     Model model(ModelLess{def.descending});
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -234,11 +240,11 @@ class MatrixRun {
   void build(BuildPath path, const IndexDefinition& def, const MatrixType& t, const Case& c,
              uint32_t page_size, const std::vector<MatrixRow>& rows, const Model& model,
              const std::string& db) {
-    std::vector<std::string> create{"--type",      t.type,
-                                    "--key-format", t.format,
-                                    "--layout",    std::string(layout_name(def.layout)),
-                                    "--page-size", std::to_string(page_size),
-                                    "--column",    "1",
+    std::vector<std::string> create{"--type",         t.type,
+                                    "--key-format",   t.format,
+                                    "--layout",       std::string(layout_name(def.layout)),
+                                    "--page-size",    std::to_string(page_size),
+                                    "--column",       "1",
                                     "--recno-column", "2"};
     if (def.descending) create.push_back("--descending");
     switch (path) {
@@ -267,8 +273,8 @@ class MatrixRun {
       }
       case BuildPath::Spill: {
         const std::string csv = write("in.csv", csv_of(t, rows, 0, rows.size()));
-        std::vector<std::string> args{"load", db, "--index", "I", "--input", csv, "--memory",
-                                      "64K", "--threads", "1", "--progress"};
+        std::vector<std::string> args{"load",     db,    "--index",   "I", "--input",   csv,
+                                      "--memory", "64K", "--threads", "1", "--progress"};
         args.insert(args.end(), create.begin(), create.end());
         const auto r = run_args(args);
         ASSERT_EQ(r.code, 0) << r.err;
@@ -285,20 +291,21 @@ class MatrixRun {
         args.insert(args.end(), create.begin(), create.end());
         const auto r1 = run_args(args);
         ASSERT_EQ(r1.code, 0) << r1.err;
-        const auto r2 = run_args({"load", db, "--index", "I", "--append", "--input", b,
-                                  "--column", "1", "--recno-column", "2"});
+        const auto r2 = run_args({"load", db, "--index", "I", "--append", "--input", b, "--column",
+                                  "1", "--recno-column", "2"});
         ASSERT_EQ(r2.code, 0) << r2.err;
         return;
       }
       case BuildPath::Import: {
         std::string pattern = null_pattern_name(kNullPatterns[c[kNulls]]);
-        for (char& ch : pattern) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+        for (char& ch : pattern)
+          ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
         const std::string index =
             std::string("I_") + t.fb3_tag + "_" + pattern + (def.descending ? "_D" : "_A");
-        const auto r = run_args({"import", fixture_fdb(dir_), db, "--index", index, "--name", "I",
-                                 "--key-format", t.format, "--layout",
-                                 std::string(layout_name(def.layout)), "--page-size",
-                                 std::to_string(page_size)});
+        const auto r =
+            run_args({"import", fixture_fdb(dir_), db, "--index", index, "--name", "I",
+                      "--key-format", t.format, "--layout", std::string(layout_name(def.layout)),
+                      "--page-size", std::to_string(page_size)});
         ASSERT_EQ(r.code, 0) << r.err;
         return;
       }
@@ -324,7 +331,7 @@ class MatrixRun {
                             cur.record_number());
     }
     std::vector<std::pair<std::vector<uint8_t>, uint64_t>> reversed(backward.rbegin(),
-                                                                     backward.rend());
+                                                                    backward.rend());
     EXPECT_EQ(reversed, forward) << "the backward scan is not the forward scan reversed";
     if (keys_only) {
       // Firebird's record numbers: the keys, and per key the record numbers ascending.

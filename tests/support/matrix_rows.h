@@ -49,16 +49,20 @@ inline const std::vector<MatrixType>& matrix_types() {
 }
 
 enum class NullPattern { None, First, Last, All, One };
-inline constexpr NullPattern kNullPatterns[] = {NullPattern::None, NullPattern::First,
-                                                NullPattern::Last, NullPattern::All,
-                                                NullPattern::One};
+inline constexpr NullPattern kNullPatterns[] = {
+    NullPattern::None, NullPattern::First, NullPattern::Last, NullPattern::All, NullPattern::One};
 inline const char* null_pattern_name(NullPattern p) {
   switch (p) {
-    case NullPattern::None: return "none";
-    case NullPattern::First: return "first";
-    case NullPattern::Last: return "last";
-    case NullPattern::All: return "all";
-    case NullPattern::One: return "one";
+    case NullPattern::None:
+      return "none";
+    case NullPattern::First:
+      return "first";
+    case NullPattern::Last:
+      return "last";
+    case NullPattern::All:
+      return "all";
+    case NullPattern::One:
+      return "one";
   }
   return "?";
 }
