@@ -131,9 +131,10 @@ inline std::string value_of(const MatrixType& t, int x) {
 }  // namespace matrix_detail
 
 /// The rows of `type` with `pattern`: n rows (1 for NullPattern::One). `firebird`: the rows of
-/// the Firebird 3 fixture, where bigint's least value is -9223372036854775807: `pbtree import`
-/// reads Firebird 3's key of -9223372036854775808 as 0 (a bug this matrix found; the fixture
-/// keeps it out until that is fixed, the other build paths keep the true least value).
+/// the Firebird 3 fixture, where bigint's least value is -9223372036854775807: Firebird 3.0.11
+/// indexes -9223372036854775808 under the key of 0 (its index scan for v < -9e18 finds none of
+/// those rows, a natural scan finds them), so `import` reads them as 0. The other build paths
+/// keep the true least value.
 inline std::vector<MatrixRow> matrix_rows(const MatrixType& type, NullPattern pattern, size_t n,
                                           bool firebird = false) {
   if (pattern == NullPattern::One) return {std::nullopt};
