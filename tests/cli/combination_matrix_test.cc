@@ -346,7 +346,7 @@ class MatrixRun {
       EXPECT_EQ(forward, want);
     }
     // find of every distinct key: the record numbers of the scan's entries with that key.
-    std::map<std::vector<uint8_t>, std::vector<uint64_t>> scanned;
+    std::map<std::vector<uint8_t>, std::vector<uint64_t>, ModelLess> scanned(ModelLess{false});
     for (const auto& [key, recno] : forward) scanned[key].push_back(recno);
     for (auto it = model.begin(); it != model.end(); it = model.upper_bound(it->first)) {
       const auto [lo, hi] = model.equal_range(it->first);
