@@ -3,9 +3,11 @@
 // exit code 2.
 #include "tools/cli_errors.h"
 #include "tools/cli.h"
+#include "tools/cli_checks.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include <CLI/CLI.hpp>
@@ -67,14 +69,22 @@ struct StatArgs {
   std::string table;
 };
 
-// --column / --recno-column: a 1-based column number (a short message, not CLI11's range).
+// --column / --recno-column: a 1-based column number (a short message, not CLI11's range),
+// at most the fields a record of CsvReader::kMaxRecordBytes can hold: no column past it can
+// exist, and nothing is sized by it (CsvReader::limit_field keeps one entry per limit).
 CLI::Validator column_number_check() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
+        constexpr size_t kMaxColumn = CsvReader::kMaxRecordBytes + 1;
         size_t v = 0;
         const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
         if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v == 0) {
           return "columns are numbered from 1 (got '" + text.substr(0, 40) + "')";
+        }
+        if (v > kMaxColumn) {
+          return fmt::format("columns are numbered from 1 to {} (a record holds at most 64 MiB, "
+                             "so at most that many fields), not '{}'",
+                             kMaxColumn, text.substr(0, 40));
         }
         return "";
       },
@@ -225,7 +235,9 @@ void run_stat(const StatArgs& a, std::ostream& out, std::ostream& err) {
     out << compare_stats(CompareArgs{a.db, a.compare, a.index, a.compare_index});
     return;
   }
-  if (a.firebird) {
+  // A Firebird database is told by its header page, as --compare and report do.
+  if (a.firebird || is_firebird_file(a.db)) {
+    if (a.io) throw ArgumentError(fmt::format("{}: --io is for pbtree files, not Firebird", a.db));
     run_firebird_stat(
         FirebirdStatArgs{a.db, {a.table, a.index, a.system}, a.json, a.what_if, a.levels}, out,
         &progress);
@@ -243,7 +255,7 @@ void run_stat(const StatArgs& a, std::ostream& out, std::ostream& err) {
   std::vector<IndexInfo> list;
   if (!a.index.empty()) {
     auto info = file->find_index(a.index);
-    if (!info) throw NotFoundError(fmt::format("{}: no index named {}", a.db, a.index));
+    if (!info) throw file->no_index_error(a.index);
     list.push_back(*info);
   } else {
     list = file->indexes();
@@ -290,16 +302,19 @@ void run_stat(const StatArgs& a, std::ostream& out, std::ostream& err) {
     progress.finish();
     std::optional<KeyFormatChoice> choice;
     if (info.def.auto_format) choice = recompute_auto_choice(*file, info.def.name);
+    std::optional<TreeShape> shape;
+    if (a.levels) {
+      shape = analyze_tree_shape([&](uint32_t p, uint8_t* buf) { file->read_page(p, buf); },
+                                 info.root_page, file->page_size(), file->page_count(),
+                                 info.def.descending);
+    }
     if (a.json) {
       text += first ? "\n  " : ",\n  ";
-      text += format_json_object(info, stats, file->page_size(), choice ? &*choice : nullptr);
+      text += format_json_object(info, stats, file->page_size(), choice ? &*choice : nullptr,
+                                 shape ? &*shape : nullptr);
     } else {
       text += format_gstat_block(info, stats);
-      if (a.levels) {
-        text += format_tree_shape(analyze_tree_shape(
-            [&](uint32_t p, uint8_t* buf) { file->read_page(p, buf); }, info.root_page,
-            file->page_size(), file->page_count(), info.def.descending));
-      }
+      if (shape) text += format_tree_shape(*shape);
       if (choice) text += format_choice_line(info, *choice);
       text += format_extra_lines(info, stats, file->page_size());
     }
@@ -320,7 +335,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.add_option("--busy-timeout", busy_timeout,
                  "Milliseconds a writing command waits for another writer to finish before "
                  "failing with exit code 3 (default 0: fail at once)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(wait_ms_check());
   app.set_version_flag("--version", std::string("pbtree ") + PBTREE_VERSION);
   // Usage errors start with "pbtree: " like every other error (CLI11's own text after it).
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {
@@ -435,7 +450,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                  "anyway)");
   stat->add_flag("--levels", stat_args.levels,
                  "Per level: pages, nodes, fill, node length, unused bytes; leaves out of file "
-                 "order, NULL entries (text output)");
+                 "order, NULL entries (with --json: keys levels, leaves_out_of_order, "
+                 "null_entries)");
 
   FirebirdImportArgs import_args;
   CLI::App* import = app.add_subcommand(
@@ -476,7 +492,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   add_backup_command(app, tree_commands);
 
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+    args = keep_end_of_options(app, args);
+    std::reverse(args.begin(), args.end());  // CLI11 takes the words last first
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e, out, err);
     return code == 0 ? 0 : 2;

@@ -57,6 +57,7 @@ Side load(const std::string& path, const std::string& only) {
       if (!only.empty() && info.def.name != only) continue;
       s.stats[info.def.name] = file->analyze(info.def.name);
     }
+    if (!only.empty() && s.stats.empty()) throw file->no_index_error(only);
   }
   if (!only.empty() && s.stats.empty()) throw UsageError(fmt::format("{}: no index named {}", path, only));
   return s;

@@ -1,0 +1,35 @@
+// Checks of the CLI's option texts shared by the subcommands (CLI11 validators): they run on
+// the text before CLI11 converts it, so a value out of range is refused before anything is
+// sized by it, with the range said in words.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pbtree::tools {
+
+/// A whole number from `min` to `max`: decimal digits only (no sign, fraction or exponent).
+/// Otherwise the message is "<range>, not '<the text, at most 40 bytes>'", e.g. for
+/// --busy-timeout "whole milliseconds from 0 to 86400000 (one day), not '-1'".
+CLI::Validator whole_number_check(uint64_t min, uint64_t max, std::string range);
+
+/// The bound of --busy-timeout and --wait (milliseconds): one day.
+inline constexpr uint64_t kMaxWaitMs = 86'400'000;
+
+/// --busy-timeout and --wait: whole milliseconds from 0 to kMaxWaitMs.
+inline CLI::Validator wait_ms_check() {
+  return whole_number_check(0, kMaxWaitMs, "whole milliseconds from 0 to 86400000 (one day)");
+}
+
+/// `pbtree`'s command line as CLI11 2.1.2 must see it to keep the meaning of "--": CLI11
+/// drops a "--" that directly follows an option that could take more values (a vector
+/// option such as --type, with its value), and the values after it are then read as options
+/// (`key --type double -- -inf`). Where that would happen,
+/// a second "--" is put in, so that everything after the user's "--" stays a value. `app`
+/// (set up with its subcommands) says which options take a value.
+std::vector<std::string> keep_end_of_options(const CLI::App& app,
+                                             const std::vector<std::string>& args);
+
+}  // namespace pbtree::tools
