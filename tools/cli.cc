@@ -374,7 +374,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                    "(docs/FORMAT.md 2.9)")
       ->check(CLI::IsMember({"firebird", "compact"}));
   load->add_option("--page-size", load_args.page_size,
-                   "Page size in bytes for a new file (must match an existing file)");
+                   "Page size in bytes for a new file (must match an existing file)")
+      ->check(page_size_check());
   load->add_option("--input", load_args.input, "CSV input, plain or .zst; - reads standard input (plain or zstd)")->required();
   load->add_flag("--header", load_args.header, "The input's first line is a header");
   load->add_option("--column", load_args.columns,
@@ -465,7 +466,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   import->add_option("--layout", import_args.layout, "Node layout: firebird (default) or compact")
       ->check(CLI::IsMember({"firebird", "compact"}));
   import->add_option("--page-size", import_args.page_size,
-                     "Page size of a new file (default: the database's)");
+                     "Page size of a new file (default: the database's)")
+      ->check(page_size_check());
 
   std::string report_file, report_output;
   CLI::App* report = app.add_subcommand(
@@ -476,8 +478,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   DemoOptions demo_args;
   CLI::App* demo =
       app.add_subcommand("demo", "Build the seed and real-data indexes and compare them");
-  demo->add_option("--rows", demo_args.rows, "Rows per data set (default: all)");
-  demo->add_option("--page-size", demo_args.page_size, "Page size in bytes (default 8192)");
+  demo->add_option("--rows", demo_args.rows, "Rows per data set (default: all)")
+      ->check(count_check("a count of rows from 0 (all) to 18446744073709551615"));
+  demo->add_option("--page-size", demo_args.page_size, "Page size in bytes (default 8192)")
+      ->check(page_size_check());
   demo->add_option("--data-dir", demo_args.data_dir, "Data directory (default: found by itself)");
   demo->add_option("--output", demo_args.output,
                    "Demo index file (default: <tmp>/pbtree-demo.pbt)");

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pbtree::tools {
@@ -21,6 +22,17 @@ inline constexpr uint64_t kMaxWaitMs = 86'400'000;
 /// --busy-timeout and --wait: whole milliseconds from 0 to kMaxWaitMs.
 inline CLI::Validator wait_ms_check() {
   return whole_number_check(0, kMaxWaitMs, "whole milliseconds from 0 to 86400000 (one day)");
+}
+
+/// --page-size: a whole number that fits 32 bits (the page sizes themselves, 4096, 8192,
+/// 16384 and 32768, are checked where the page size is used).
+inline CLI::Validator page_size_check() {
+  return whole_number_check(0, UINT32_MAX, "a page size: 4096, 8192, 16384 or 32768");
+}
+
+/// A count of rows or entries: 0 to 2^64 - 1.
+inline CLI::Validator count_check(std::string range) {
+  return whole_number_check(0, UINT64_MAX, std::move(range));
 }
 
 /// `pbtree`'s command line as CLI11 2.1.2 must see it to keep the meaning of "--": CLI11

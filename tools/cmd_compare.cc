@@ -31,6 +31,8 @@ bool is_firebird_file(const std::string& path) {
     return std::string(e.what()).find("not a Firebird database") == std::string::npos;
   } catch (const UsageError&) {
     return true;  // a Firebird file of another ODS: let the real open report it
+  } catch (const IoError&) {
+    return false;  // no such file, unreadable: the pbtree open reports it as it always did
   }
 }
 

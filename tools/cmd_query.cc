@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <pbtree/keys.h>
+#include "tools/cli_checks.h"
 #include "tools/cli_errors.h"
 #include "tools/compound_cli.h"
 #include "tools/index_session.h"
@@ -362,14 +363,7 @@ void add_scan_command(CLI::App& app, TreeCommands& commands) {
   args->starting_opt = sub->add_option("--starting-with", args->starting_with,
                                        "Varchar indexes: values starting with these bytes");
   sub->add_option("--limit", args->limit, "Print at most N entries (0: all)")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-              return "0 (all) or a positive count, not '" + text.substr(0, 40) +
-                     "'";
-            return "";
-          },
-          "N"));
+      ->check(count_check("0 (all) or a positive count"));
   sub->add_option("--format", args->format,
                   "raw (default: value TAB record number, unescaped), tsv (\\t \\n \\r \\\\ "
                   "escaped, NULL as \\N), csv (RFC 4180, header line, NULL empty), json")

@@ -84,6 +84,28 @@ TEST(CliNumericOptions, WaitThatIsNoNumberSaysItsRange) {
   EXPECT_LT(r.err.size(), 160u);
 }
 
+TEST(CliNumericOptions, NegativeDemoRowsIsRefusedNotWrapped) {
+  const CliResult r = run({"demo", "--rows", "-5", "--output", "/nonexistent/d.pbt"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(first_line(r.err), "pbtree: --rows: a count of rows from 0 (all) to "
+                               "18446744073709551615, not '-5'");
+}
+
+TEST(CliNumericOptions, ScanLimitPast64BitsIsRefused) {
+  const CliResult r = run({"scan", "x.pbt", "--index", "I", "--limit", "18446744073709551616"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(first_line(r.err),
+            "pbtree: --limit: 0 (all) or a positive count, not '18446744073709551616'");
+}
+
+TEST(CliNumericOptions, NegativePageSizeSaysThePageSizes) {
+  const CliResult r = run({"load", "x.pbt", "--index", "I", "--type", "integer", "--input",
+                           "x.csv", "--page-size", "-1"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(first_line(r.err),
+            "pbtree: --page-size: a page size: 4096, 8192, 16384 or 32768, not '-1'");
+}
+
 TEST(CliNumericOptions, ValuesAfterDoubleDashStayValuesAfterAnOption) {
   ScratchDir dir("numeric-dash");
   const std::string db = dir.file("t.pbt");
