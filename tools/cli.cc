@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <charconv>
 
 #include <CLI/CLI.hpp>
@@ -342,6 +341,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return "pbtree: " + CLI::FailureMessage::simple(a, e);
   });
 
+  // Options given once per segment (--type, --column) take exactly one value each time
+  // (allow_extra_args(false)): CLI11 would otherwise take the words after the value as more
+  // values (`key --type integer 5 -3`) and drop a "--" that follows (`key --type double --
+  // -inf`).
   KeyArgs key_args;
   CLI::App* key = app.add_subcommand("key", "Print the normalized key of each value as hex bytes");
   key->add_option("--type", key_args.types,
@@ -349,7 +352,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                   "repeat it for a compound key (one value per --type)")
       ->required()
       ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
   key->add_option("--key-format", key_args.key_format,
                   "Key format: double rescaled-double decimal128 bcd text (default: Firebird 5's)");
   key->add_flag("--descending", key_args.descending, "Descending key");
@@ -363,7 +367,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                    "Column type (required unless --append); repeat it, with --column, once "
                    "per segment of a compound index")
       ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
   load->add_option("--key-format", load_args.key_format,
                    "Key format, or auto: the smallest on a 25% sample if >= 1.2x smaller than "
                    "the default (default: Firebird 5's)");
@@ -383,6 +388,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                    "index, in segment order")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false)
       ->check(column_number_check());
   load->add_option("--recno-column", load_args.recno_column,
                    "1-based column of record numbers (default: row ordinal from 0)")
@@ -496,10 +502,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   add_backup_command(app, tree_commands);
 
   try {
-    std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
-    args = keep_end_of_options(app, args);
-    std::reverse(args.begin(), args.end());  // CLI11 takes the words last first
-    app.parse(args);
+    app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e, out, err);
     return code == 0 ? 0 : 2;

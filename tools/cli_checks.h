@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <string>
 #include <utility>
-#include <vector>
 
 namespace pbtree::tools {
 
@@ -34,14 +33,5 @@ inline CLI::Validator page_size_check() {
 inline CLI::Validator count_check(std::string range) {
   return whole_number_check(0, UINT64_MAX, std::move(range));
 }
-
-/// `pbtree`'s command line as CLI11 2.1.2 must see it to keep the meaning of "--": CLI11
-/// drops a "--" that directly follows an option that could take more values (a vector
-/// option such as --type, with its value), and the values after it are then read as options
-/// (`key --type double -- -inf`). Where that would happen,
-/// a second "--" is put in, so that everything after the user's "--" stays a value. `app`
-/// (set up with its subcommands) says which options take a value.
-std::vector<std::string> keep_end_of_options(const CLI::App& app,
-                                             const std::vector<std::string>& args);
 
 }  // namespace pbtree::tools

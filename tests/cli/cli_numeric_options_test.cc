@@ -1,5 +1,6 @@
 // Numeric options are bounded and checked before anything is sized by them (issue 30 item
-// 16): a huge --column costs nothing, --busy-timeout and --wait say their range in words.
+// 16): a huge --column costs nothing, --busy-timeout and --wait say their range in words;
+// and values after an option stay values (`key --type double -- -inf`, item 12).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -104,6 +105,13 @@ TEST(CliNumericOptions, NegativePageSizeSaysThePageSizes) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(first_line(r.err),
             "pbtree: --page-size: a page size: 4096, 8192, 16384 or 32768, not '-1'");
+}
+
+// --type takes one value each time it is given: the words after it are the values.
+TEST(CliNumericOptions, KeyValuesRightAfterTheType) {
+  const CliResult r = run({"key", "--type", "integer", "5", "-3"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "C0 14\n3F F7 FF FF FF FF FF FF\n");
 }
 
 TEST(CliNumericOptions, ValuesAfterDoubleDashStayValuesAfterAnOption) {
