@@ -192,10 +192,17 @@ void IndexFile::read_page(uint32_t page_no, uint8_t* out, uint8_t expected_type)
   impl_->file.read(page_no, out, expected_type);
 }
 
+NotFoundError IndexFile::no_index_error(const std::string& name) const {
+  std::string names;
+  for (const IndexInfo& info : indexes()) names += (names.empty() ? "" : ", ") + info.def.name;
+  return NotFoundError(fmt::format("{}: no index named {} ({})", path(), name,
+                                   names.empty() ? "the file has no index" : "indexes: " + names));
+}
+
 IndexStats IndexFile::analyze(const std::string& name,
                               const std::function<void(uint32_t)>& on_page) const {
   const IndexSlot* s = impl_->find(name);
-  if (!s) throw NotFoundError(fmt::format("{}: no index named {}", path(), name));
+  if (!s) throw no_index_error(name);
   const PageFile& file = impl_->file;
   impl_->write_back();
   try {
@@ -227,7 +234,7 @@ BTree& IndexFile::tree(const std::string& name) {
   auto it = im.trees.find(name);
   if (it != im.trees.end()) return *it->second;
   const IndexSlot* s = im.find(name);
-  if (!s) throw NotFoundError(fmt::format("{}: no index named {}", path(), name));
+  if (!s) throw no_index_error(name);
   if (!im.pool) {
     size_t frames = im.cache_frames != 0
                         ? im.cache_frames

@@ -7,6 +7,7 @@
 
 #include "btree/btree.h"
 #include "file/compound_search.h"
+#include "file/value_check.h"
 
 namespace pbtree {
 
@@ -59,6 +60,15 @@ std::vector<uint8_t> TypedIndex::key_of(std::span<const Value> values) const {
 
 void TypedIndex::insert(std::span<const Value> values, uint64_t recno) {
   const std::vector<uint8_t> key = key_of(values);
+  // What verify would reject is not stored (file/value_check.h).
+  for (size_t i = 0; i < values.size(); ++i) {
+    try {
+      check_value_of_type(info_.def.segment(i).type, values[i]);
+    } catch (const KeyError& e) {
+      throw WrongTypeError(fmt::format("{}: index {}: segment {}: {}", file_.path(),
+                                       info_.def.name, i + 1, e.what()));
+    }
+  }
   try {
     tree_->insert(key, recno);
   } catch (const DuplicateKeyError& e) {

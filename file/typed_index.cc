@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "btree/btree.h"
+#include "file/value_check.h"
 
 namespace pbtree {
 
@@ -29,7 +30,7 @@ void IndexCursor::next() { state_->cursor.next(); }
 
 TypedIndex::TypedIndex(IndexFile& file, const std::string& name) : file_(file) {
   auto info = file.find_index(name);
-  if (!info) throw NotFoundError(fmt::format("{}: no index named {}", file.path(), name));
+  if (!info) throw file.no_index_error(name);
   info_ = *info;
   tree_ = &file.tree(name);
 }
@@ -71,6 +72,12 @@ std::string TypedIndex::value_text(std::span<const uint8_t> key) const {
 void TypedIndex::insert(const Value& value, uint64_t recno) {
   const std::vector<uint8_t> key = key_of(value);
   try {
+    check_value_of_type(info_.def.type, value);  // what verify would reject is not stored
+  } catch (const KeyError& e) {
+    throw WrongTypeError(fmt::format("{}: index {} ({}): {}", file_.path(), info_.def.name,
+                                     info_.def.type.name(), e.what()));
+  }
+  try {
     tree_->insert(key, recno);
   } catch (const DuplicateKeyError& e) {
     // The tree shows the value as the CLI does; add the file.
@@ -106,6 +113,24 @@ IndexCursor TypedIndex::scan(std::optional<Value> from, std::optional<Value> to)
 }
 
 void TypedIndex::insert_key(std::span<const uint8_t> key, uint64_t recno) {
+  if (info_.def.compound()) {
+    // Split into one value per segment and rebuilt: the same bytes, or refused.
+    std::vector<std::string> storage;
+    std::optional<std::vector<Value>> values;
+    try {
+      values = compound_key_values(info_.def, key, storage);
+    } catch (const KeyError&) {
+      values.reset();
+    }
+    const std::vector<uint8_t> again = values ? key_of(*values) : std::vector<uint8_t>{};
+    if (!values || !std::equal(again.begin(), again.end(), key.begin(), key.end())) {
+      throw WrongTypeError(fmt::format(
+          "{}: index {}: key {} is not a key of this index's segments and direction",
+          file_.path(), info_.def.name, hex_bytes(key)));
+    }
+    insert(*values, recno);
+    return;
+  }
   std::string text;
   try {
     text = value_text(key);

@@ -13,7 +13,7 @@ namespace pbtree {
 CompoundWhatIfReport compound_what_if(IndexFile& file, const std::string& name,
                                       const std::function<void(uint64_t)>& on_entries) {
   const std::optional<IndexInfo> info = file.find_index(name);
-  if (!info) throw UsageError(fmt::format("{}: no index named {}", file.path(), name));
+  if (!info) throw file.no_index_error(name);
   const IndexDefinition& def = info->def;
   if (!def.compound()) throw UsageError(fmt::format("index {} is not compound", name));
   CompoundWhatIfReport report;

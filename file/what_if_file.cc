@@ -15,7 +15,7 @@ WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_e
                      const std::vector<NodeLayout>& layouts,
                      const std::function<void(uint64_t)>& on_entries) {
   const std::optional<IndexInfo> info = file.find_index(name);
-  if (!info) throw UsageError(fmt::format("{}: no index named {}", file.path(), name));
+  if (!info) throw file.no_index_error(name);
   if (sample_every == 0) throw std::invalid_argument("what_if: sample_every must be >= 1");
   if (info->def.compound()) {
     throw UsageError(fmt::format("{}: index {} is compound: its what-if is per segment "
@@ -52,7 +52,7 @@ WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_e
 
 KeyFormatChoice recompute_auto_choice(IndexFile& file, const std::string& name) {
   const std::optional<IndexInfo> info = file.find_index(name);
-  if (!info) throw UsageError(fmt::format("{}: no index named {}", file.path(), name));
+  if (!info) throw file.no_index_error(name);
   const WhatIfReport report = what_if(file, name, kAutoSampleEvery, {info->def.layout});
   return choose_key_format(report.info.def.type, report.info.def.layout, report.rows,
                            report.entries);

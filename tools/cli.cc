@@ -3,6 +3,7 @@
 // exit code 2.
 #include "tools/cli_errors.h"
 #include "tools/cli.h"
+#include "tools/cli_checks.h"
 
 #include <fmt/format.h>
 
@@ -67,14 +68,22 @@ struct StatArgs {
   std::string table;
 };
 
-// --column / --recno-column: a 1-based column number (a short message, not CLI11's range).
+// --column / --recno-column: a 1-based column number (a short message, not CLI11's range),
+// at most the fields a record of CsvReader::kMaxRecordBytes can hold: no column past it can
+// exist, and nothing is sized by it (CsvReader::limit_field keeps one entry per limit).
 CLI::Validator column_number_check() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
+        constexpr size_t kMaxColumn = CsvReader::kMaxRecordBytes + 1;
         size_t v = 0;
         const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
         if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v == 0) {
           return "columns are numbered from 1 (got '" + text.substr(0, 40) + "')";
+        }
+        if (v > kMaxColumn) {
+          return fmt::format("columns are numbered from 1 to {} (a record holds at most 64 MiB, "
+                             "so at most that many fields), not '{}'",
+                             kMaxColumn, text.substr(0, 40));
         }
         return "";
       },
@@ -225,7 +234,9 @@ void run_stat(const StatArgs& a, std::ostream& out, std::ostream& err) {
     out << compare_stats(CompareArgs{a.db, a.compare, a.index, a.compare_index});
     return;
   }
-  if (a.firebird) {
+  // A Firebird database is told by its header page, as --compare and report do.
+  if (a.firebird || is_firebird_file(a.db)) {
+    if (a.io) throw ArgumentError(fmt::format("{}: --io is for pbtree files, not Firebird", a.db));
     run_firebird_stat(
         FirebirdStatArgs{a.db, {a.table, a.index, a.system}, a.json, a.what_if, a.levels}, out,
         &progress);
@@ -243,7 +254,7 @@ void run_stat(const StatArgs& a, std::ostream& out, std::ostream& err) {
   std::vector<IndexInfo> list;
   if (!a.index.empty()) {
     auto info = file->find_index(a.index);
-    if (!info) throw NotFoundError(fmt::format("{}: no index named {}", a.db, a.index));
+    if (!info) throw file->no_index_error(a.index);
     list.push_back(*info);
   } else {
     list = file->indexes();
@@ -290,16 +301,19 @@ void run_stat(const StatArgs& a, std::ostream& out, std::ostream& err) {
     progress.finish();
     std::optional<KeyFormatChoice> choice;
     if (info.def.auto_format) choice = recompute_auto_choice(*file, info.def.name);
+    std::optional<TreeShape> shape;
+    if (a.levels) {
+      shape = analyze_tree_shape([&](uint32_t p, uint8_t* buf) { file->read_page(p, buf); },
+                                 info.root_page, file->page_size(), file->page_count(),
+                                 info.def.descending);
+    }
     if (a.json) {
       text += first ? "\n  " : ",\n  ";
-      text += format_json_object(info, stats, file->page_size(), choice ? &*choice : nullptr);
+      text += format_json_object(info, stats, file->page_size(), choice ? &*choice : nullptr,
+                                 shape ? &*shape : nullptr);
     } else {
       text += format_gstat_block(info, stats);
-      if (a.levels) {
-        text += format_tree_shape(analyze_tree_shape(
-            [&](uint32_t p, uint8_t* buf) { file->read_page(p, buf); }, info.root_page,
-            file->page_size(), file->page_count(), info.def.descending));
-      }
+      if (shape) text += format_tree_shape(*shape);
       if (choice) text += format_choice_line(info, *choice);
       text += format_extra_lines(info, stats, file->page_size());
     }
@@ -320,13 +334,17 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   app.add_option("--busy-timeout", busy_timeout,
                  "Milliseconds a writing command waits for another writer to finish before "
                  "failing with exit code 3 (default 0: fail at once)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(wait_ms_check());
   app.set_version_flag("--version", std::string("pbtree ") + PBTREE_VERSION);
   // Usage errors start with "pbtree: " like every other error (CLI11's own text after it).
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {
     return "pbtree: " + CLI::FailureMessage::simple(a, e);
   });
 
+  // Options given once per segment (--type, --column) take exactly one value each time
+  // (allow_extra_args(false)): CLI11 would otherwise take the words after the value as more
+  // values (`key --type integer 5 -3`) and drop a "--" that follows (`key --type double --
+  // -inf`).
   KeyArgs key_args;
   CLI::App* key = app.add_subcommand("key", "Print the normalized key of each value as hex bytes");
   key->add_option("--type", key_args.types,
@@ -334,7 +352,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                   "repeat it for a compound key (one value per --type)")
       ->required()
       ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
   key->add_option("--key-format", key_args.key_format,
                   "Key format: double rescaled-double decimal128 bcd text (default: Firebird 5's)");
   key->add_flag("--descending", key_args.descending, "Descending key");
@@ -348,7 +367,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                    "Column type (required unless --append); repeat it, with --column, once "
                    "per segment of a compound index")
       ->expected(1)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
   load->add_option("--key-format", load_args.key_format,
                    "Key format, or auto: the smallest on a 25% sample if >= 1.2x smaller than "
                    "the default (default: Firebird 5's)");
@@ -359,7 +379,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                    "(docs/FORMAT.md 2.9)")
       ->check(CLI::IsMember({"firebird", "compact"}));
   load->add_option("--page-size", load_args.page_size,
-                   "Page size in bytes for a new file (must match an existing file)");
+                   "Page size in bytes for a new file (must match an existing file)")
+      ->check(page_size_check());
   load->add_option("--input", load_args.input, "CSV input, plain or .zst; - reads standard input (plain or zstd)")->required();
   load->add_flag("--header", load_args.header, "The input's first line is a header");
   load->add_option("--column", load_args.columns,
@@ -367,6 +388,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                    "index, in segment order")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false)
       ->check(column_number_check());
   load->add_option("--recno-column", load_args.recno_column,
                    "1-based column of record numbers (default: row ordinal from 0)")
@@ -435,7 +457,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                  "anyway)");
   stat->add_flag("--levels", stat_args.levels,
                  "Per level: pages, nodes, fill, node length, unused bytes; leaves out of file "
-                 "order, NULL entries (text output)");
+                 "order, NULL entries (with --json: keys levels, leaves_out_of_order, "
+                 "null_entries)");
 
   FirebirdImportArgs import_args;
   CLI::App* import = app.add_subcommand(
@@ -449,7 +472,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   import->add_option("--layout", import_args.layout, "Node layout: firebird (default) or compact")
       ->check(CLI::IsMember({"firebird", "compact"}));
   import->add_option("--page-size", import_args.page_size,
-                     "Page size of a new file (default: the database's)");
+                     "Page size of a new file (default: the database's)")
+      ->check(page_size_check());
 
   std::string report_file, report_output;
   CLI::App* report = app.add_subcommand(
@@ -460,8 +484,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   DemoOptions demo_args;
   CLI::App* demo =
       app.add_subcommand("demo", "Build the seed and real-data indexes and compare them");
-  demo->add_option("--rows", demo_args.rows, "Rows per data set (default: all)");
-  demo->add_option("--page-size", demo_args.page_size, "Page size in bytes (default 8192)");
+  demo->add_option("--rows", demo_args.rows, "Rows per data set (default: all)")
+      ->check(count_check("a count of rows from 0 (all) to 18446744073709551615"));
+  demo->add_option("--page-size", demo_args.page_size, "Page size in bytes (default 8192)")
+      ->check(page_size_check());
   demo->add_option("--data-dir", demo_args.data_dir, "Data directory (default: found by itself)");
   demo->add_option("--output", demo_args.output,
                    "Demo index file (default: <tmp>/pbtree-demo.pbt)");

@@ -31,6 +31,8 @@ bool is_firebird_file(const std::string& path) {
     return std::string(e.what()).find("not a Firebird database") == std::string::npos;
   } catch (const UsageError&) {
     return true;  // a Firebird file of another ODS: let the real open report it
+  } catch (const IoError&) {
+    return false;  // no such file, unreadable: the pbtree open reports it as it always did
   }
 }
 
@@ -57,6 +59,7 @@ Side load(const std::string& path, const std::string& only) {
       if (!only.empty() && info.def.name != only) continue;
       s.stats[info.def.name] = file->analyze(info.def.name);
     }
+    if (!only.empty() && s.stats.empty()) throw file->no_index_error(only);
   }
   if (!only.empty() && s.stats.empty()) throw UsageError(fmt::format("{}: no index named {}", path, only));
   return s;

@@ -7,7 +7,8 @@
 namespace pbtree::tools {
 
 /// True if `path` starts with a Firebird header page (page type 1, ODS word with the
-/// Firebird flag), whatever its ODS version; false for anything else (a pbtree file).
+/// Firebird flag), whatever its ODS version; false for anything else (a pbtree file) and for a
+/// file that cannot be opened or read.
 bool is_firebird_file(const std::string& path);
 
 /// Options of `stat --compare`.

@@ -62,7 +62,7 @@ std::string format_fdb_stat(const FdbFile& file, const std::vector<FdbTable>& ca
 }
 
 std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable>& catalog,
-                                 const FdbStatFilter& filter, Progress* progress) {
+                                 const FdbStatFilter& filter, bool levels, Progress* progress) {
   std::vector<std::string> objects;
   for (const FdbTable* t : select_tables(catalog, filter)) {
     for (const FdbIndex& ix : t->indexes) {
@@ -82,6 +82,10 @@ std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable
       }
       o["segments"] = std::move(segments);
       add_gstat_figures(o, s);
+      if (levels && ix.root_page != 0) {
+        add_tree_shape(o, analyze_tree_shape(fdb_btree_reader(file, *t, ix), ix.root_page,
+                                             file.page_size(), file.page_count(), ix.descending));
+      }
       objects.push_back(json_dump(o));
     }
   }
@@ -95,7 +99,7 @@ void run_firebird_stat(const FirebirdStatArgs& a, std::ostream& out, Progress* p
     out << format_fdb_what_if(*file, catalog, a.filter, a.json, progress);
     return;
   }
-  out << (a.json ? format_fdb_stat_json(*file, catalog, a.filter, progress)
+  out << (a.json ? format_fdb_stat_json(*file, catalog, a.filter, a.levels, progress)
                  : format_fdb_stat(*file, catalog, a.filter, a.levels, progress));
 }
 

@@ -59,8 +59,9 @@ std::string format_fdb_stat(const firebird::FdbFile& file, const std::vector<fir
 /// The same as a JSON array of objects: table, table_id, name, id, unique, descending,
 /// segments [{field, itype, field_type, scale, length}], and the gstat figures under the
 /// keys of format_json_object (root_page, depth, leaf_buckets, nodes, ...).
+/// `levels` (--levels) adds add_tree_shape's keys (tools/json_out.h) to each object.
 std::string format_fdb_stat_json(const firebird::FdbFile& file, const std::vector<firebird::FdbTable>& catalog,
-                                 const firebird::FdbStatFilter& filter,
+                                 const firebird::FdbStatFilter& filter, bool levels = false,
                                  Progress* progress = nullptr);
 
 }  // namespace pbtree::tools

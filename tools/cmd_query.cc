@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <pbtree/keys.h>
+#include "tools/cli_checks.h"
 #include "tools/cli_errors.h"
 #include "tools/compound_cli.h"
 #include "tools/index_session.h"
@@ -95,10 +96,9 @@ void run_find(const FindArgs& a, std::ostream& out, std::ostream& err) {
 
 // One value as --format prints it: tsv escapes backslash, TAB, newline and CR (\\ \t \n \r)
 // and writes NULL as \N; csv quotes a value holding a comma, quote, CR or LF (RFC 4180, quotes
-// doubled) and writes NULL as an empty field; json writes strings for varchar, numbers
-// otherwise, null for NULL.
-std::string format_scan_value(const std::string& format, bool is_text, bool is_null,
-                              const std::string& v) {
+// doubled) and writes NULL as an empty field; json writes a string whatever the type, null for
+// NULL (the JSON rule: column_value_json, tools/json_out.h).
+std::string format_scan_value(const std::string& format, bool is_null, const std::string& v) {
   if (format == "tsv") {
     if (is_null) return "\\N";
     std::string s;
@@ -121,23 +121,30 @@ std::string format_scan_value(const std::string& format, bool is_text, bool is_n
     return s + "\"";
   }
   if (format == "json") {
-    if (is_null) return "null";
-    // Strings through the JSON library; numbers as their exact decimal text (a double would
-    // round bigint, int128 and numeric values).
-    return is_text ? json_dump(Json(v)) : v;
+    return json_dump(
+        column_value_json(is_null ? std::nullopt : std::optional<std::string_view>(v)));
   }
   return v;
 }
 
 // Writes the entries in --format (raw / tsv: "value<TAB>recno" lines; csv: a header line
-// "value,record_number" and one line per entry; json: an array of {"value", "record_number"}
-// objects), at most `limit` (0: all), buffered.
+// "value,record_number" (compound: "value_1,value_2,...,record_number", one field per
+// segment) and one line per entry; json: an array of {"value", "record_number"} objects, the
+// value an array of one per segment on a compound index), at most `limit` (0: all),
+// buffered.
 class ScanPrinter {
  public:
   ScanPrinter(const IndexDefinition& def, uint64_t limit, std::ostream& out,
               const std::string& format = "raw")
       : def_(def), limit_(limit), out_(out), format_(format), null_(null_key(def.descending)) {
-    if (format_ == "csv") buf_ = "value,record_number\n";
+    if (format_ == "csv") {
+      if (def.compound()) {
+        for (size_t i = 1; i <= def.segment_count(); ++i) buf_ += fmt::format("value_{},", i);
+        buf_ += "record_number\n";
+      } else {
+        buf_ = "value,record_number\n";
+      }
+    }
     if (format_ == "json") buf_ = "[";
   }
   ~ScanPrinter() {
@@ -148,15 +155,20 @@ class ScanPrinter {
   // A compound key's segments: raw / tsv TAB-separated, csv comma-separated, json an array.
   std::string compound_value(std::span<const uint8_t> key) const {
     const std::vector<std::string> texts = segment_texts(def_, key);
-    std::string s = format_ == "json" ? "[" : "";
+    std::string s;
+    Json values = Json::array();
     for (size_t i = 0; i < texts.size(); ++i) {
-      const bool text = i < def_.segment_count() && def_.segment(i).type.type == ColumnType::Varchar;
       const bool null = texts[i] == "NULL" && texts.size() == def_.segment_count() &&
                         key_segment_is_null(i, key);
-      if (i > 0) s += format_ == "json" ? ", " : (format_ == "csv" ? "," : "\t");
-      s += format_scan_value(format_, text, null, texts[i]);
+      if (format_ == "json") {
+        values.push_back(column_value_json(null ? std::nullopt
+                                                : std::optional<std::string_view>(texts[i])));
+        continue;
+      }
+      if (i > 0) s += format_ == "csv" ? "," : "\t";
+      s += format_scan_value(format_, null, texts[i]);
     }
-    return format_ == "json" ? s + "]" : s;
+    return format_ == "json" ? json_dump(values) : s;
   }
   bool key_segment_is_null(size_t i, std::span<const uint8_t> key) const {
     const auto parts = split_compound_key(def_, key);
@@ -169,8 +181,7 @@ class ScanPrinter {
     const bool is_null = std::equal(key.begin(), key.end(), null_.begin(), null_.end());
     const std::string value =
         def_.compound() ? compound_value(key)
-                        : format_scan_value(format_, def_.type.type == ColumnType::Varchar,
-                                            is_null,
+                        : format_scan_value(format_, is_null,
                                             key_to_text(def_.type, def_.format, def_.descending, key));
     for (uint64_t r : recnos) {
       if (full()) break;
@@ -352,14 +363,7 @@ void add_scan_command(CLI::App& app, TreeCommands& commands) {
   args->starting_opt = sub->add_option("--starting-with", args->starting_with,
                                        "Varchar indexes: values starting with these bytes");
   sub->add_option("--limit", args->limit, "Print at most N entries (0: all)")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
-              return "0 (all) or a positive count, not '" + text.substr(0, 40) +
-                     "'";
-            return "";
-          },
-          "N"));
+      ->check(count_check("0 (all) or a positive count"));
   sub->add_option("--format", args->format,
                   "raw (default: value TAB record number, unescaped), tsv (\\t \\n \\r \\\\ "
                   "escaped, NULL as \\N), csv (RFC 4180, header line, NULL empty), json")

@@ -29,13 +29,45 @@ std::string esc(std::string_view s) {
   return o;
 }
 
-std::string size_chart(const WhatIfReport& w) {
-  std::vector<const WhatIfRow*> rows;
-  uint64_t max_pages = 1;
+// One bar of the size chart: "format / layout" (a compound index: "f1 + f2 / layout").
+struct SizeBar {
+  std::string label;
+  uint64_t pages = 0;
+  bool current = false;
+};
+
+std::vector<SizeBar> size_bars(const WhatIfReport& w) {
+  std::vector<SizeBar> bars;
   for (const WhatIfRow& r : w.rows) {
     if (!r.available) continue;
+    bars.push_back({fmt::format("{} / {}", key_format_name(r.format), layout_name(r.layout)),
+                    r.index_pages, r.current});
+  }
+  return bars;
+}
+
+std::vector<SizeBar> size_bars(const CompoundWhatIfReport& w) {
+  std::vector<SizeBar> bars;
+  for (const CompoundWhatIfVariant& v : w.variants) {
+    std::string formats;
+    for (KeyFormat f : v.formats) {
+      formats += (formats.empty() ? "" : " + ") + std::string(key_format_name(f));
+    }
+    for (const WhatIfRow& r : v.rows) {
+      if (!r.available) continue;
+      bars.push_back({fmt::format("{} / {}", formats, layout_name(r.layout)), r.index_pages,
+                      r.current});
+    }
+  }
+  return bars;
+}
+
+std::string size_chart(const std::vector<SizeBar>& bars) {
+  std::vector<const SizeBar*> rows;
+  uint64_t max_pages = 1;
+  for (const SizeBar& r : bars) {
     rows.push_back(&r);
-    max_pages = std::max(max_pages, r.index_pages);
+    max_pages = std::max(max_pages, r.pages);
   }
   const int bar_h = 22, label_w = 210, width = 640;
   std::string s = fmt::format(
@@ -43,15 +75,16 @@ std::string size_chart(const WhatIfReport& w) {
       "role=\"img\" aria-label=\"index pages per key format and layout\">\n",
       width, bar_h * static_cast<int>(rows.size()) + 10);
   int y = 5;
-  for (const WhatIfRow* r : rows) {
-    const int len = static_cast<int>((width - label_w - 120) * static_cast<double>(r->index_pages) / max_pages);
+  for (const SizeBar* r : rows) {
+    const int len = static_cast<int>((width - label_w - 120) * static_cast<double>(r->pages) /
+                                     static_cast<double>(max_pages));
     s += fmt::format(
-        "<text x=\"0\" y=\"{}\" font-size=\"13\">{}{} / {}</text>"
+        "<text x=\"0\" y=\"{}\" font-size=\"13\">{}{}</text>"
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>"
         "<text x=\"{}\" y=\"{}\" font-size=\"13\">{} pages</text>\n",
-        y + 15, r->current ? "* " : "", esc(key_format_name(r->format)), esc(layout_name(r->layout)),
-        label_w, y + 2, std::max(len, 1), bar_h - 6, r->current ? "#c0504d" : "#4f81bd",
-        label_w + std::max(len, 1) + 6, y + 15, r->index_pages);
+        y + 15, r->current ? "* " : "", esc(r->label), label_w, y + 2, std::max(len, 1),
+        bar_h - 6, r->current ? "#c0504d" : "#4f81bd", label_w + std::max(len, 1) + 6, y + 15,
+        r->pages);
     y += bar_h;
   }
   return s + "</svg>\n";
@@ -108,8 +141,11 @@ std::string render_report_html(const std::string& file, uint32_t page_size,
     row("max dup", fmt::format("{}", s.max_dup));
     row("clustering factor", fmt::format("{}", s.clustering_factor));
     h += "</table>\n<h3>Size in each key format and layout (bulk-built)</h3>\n";
-    if (ix.what_if) {
-      h += size_chart(*ix.what_if);
+    if (ix.compound_what_if) {
+      h += "<p>One segment's key format changed at a time.</p>\n";
+      h += size_chart(size_bars(*ix.compound_what_if));
+    } else if (ix.what_if) {
+      h += size_chart(size_bars(*ix.what_if));
     } else {
       h += fmt::format("<p>Not predicted: {}</p>\n", esc(ix.not_predicted));
     }
@@ -155,12 +191,24 @@ void run_report(const std::string& path, const std::string& output) {
     for (const IndexInfo& info : file->indexes()) {
       ReportIndex r;
       r.name = info.def.name;
-      r.type = info.def.type.name();
+      for (size_t i = 0; i < info.def.segment_count(); ++i) {
+        r.type += (i == 0 ? "" : ", ") + info.def.segment(i).type.name();
+      }
       r.stats = file->analyze(info.def.name);
       r.shape = analyze_tree_shape([&](uint32_t p, uint8_t* b) { file->read_page(p, b); },
                                    info.root_page, page_size, file->page_count(),
                                    info.def.descending);
-      r.what_if = what_if(*file, info.def.name);
+      // The prediction is a part of the page: one that cannot be made says why, the rest of
+      // the report stands.
+      try {
+        if (info.def.compound()) {
+          r.compound_what_if = compound_what_if(*file, info.def.name);
+        } else {
+          r.what_if = what_if(*file, info.def.name);
+        }
+      } catch (const UsageError& e) {
+        r.not_predicted = e.what();
+      }
       list.push_back(std::move(r));
     }
   }

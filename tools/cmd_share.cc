@@ -5,6 +5,7 @@
 #include <memory>
 
 #include <pbtree/index_file.h>
+#include "tools/cli_checks.h"
 #include "tools/tree_commands.h"
 
 namespace pbtree::tools {
@@ -30,7 +31,7 @@ void add_checkpoint_command(CLI::App& app, TreeCommands& commands) {
   sub->add_option("db", args->db, "Index file")->required();
   sub->add_option("--wait", args->wait_ms,
                   "Milliseconds to wait for readers holding older snapshots (default 5000)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(wait_ms_check());
   sub->footer(
       "Exit 0 when done; exit 3 when another writer holds the file or readers still hold\n"
       "snapshots after --wait.");

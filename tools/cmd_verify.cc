@@ -4,11 +4,12 @@
 // corrupt pages: every page of the tree read with its checksum and page type checked, no
 // page reachable twice, (key, record number) strictly ascending along the whole leaf level
 // (so record numbers are unique per key and ascending within a run of duplicates), no two
-// equal non-NULL keys in a unique index, every key decoded under the slot's (valid) type and
-// key format and re-encoded to the same bytes (tools/verify_keys.h). Over the whole file:
-// every page is the header, the index root page, a page of exactly one index, or a free page
-// (type 9, or a released b-tree page); the free list is walked to its end and holds no page of an index. Pages past
-// the header's page count (an uncommitted load's) are reported in a note.
+// equal keys in a unique index (NULL keys and keys with a NULL segment are exempt), every
+// key decoded under the slot's (valid) type and key format and re-encoded to the same bytes
+// (tools/verify_keys.h). Over the whole file: every page is the header, the index root page,
+// a page of exactly one index, or a free page (type 9, or a released b-tree page); the free
+// list is walked to its end and holds no page of an index. Pages past the header's page
+// count (an uncommitted load's) are reported in a note.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -54,7 +55,6 @@ IndexFigures walk_index(const std::string& db, const IndexInfo& info, const Inde
                         std::vector<std::string>& violations, Progress& progress) {
   const uint32_t ps = file.page_size();
   const bool desc = info.def.descending;
-  const std::vector<uint8_t> null = null_key(desc);
   auto report = [&](uint32_t page, const std::string& what) {
     violations.push_back(fmt::format("index {}: page {}: {}", info.def.name, page, what));
   };
@@ -129,7 +129,8 @@ IndexFigures walk_index(const std::string& db, const IndexInfo& info, const Inde
           report(p,
                  fmt::format("entry {}: record numbers of equal keys not ascending ({} after {})",
                              i, e.recno, prev->recno));
-        } else if (c == 0 && info.def.unique && e.key != null) {
+        } else if (c == 0 && info.def.unique && !key_exempt_from_unique(info.def, e.key)) {
+          // NULL keys, and compound keys with any NULL segment, may repeat (README).
           report(p, fmt::format("entry {}: unique index holds an equal key twice (records {} "
                                 "and {})",
                                 i, prev->recno, e.recno));
@@ -154,7 +155,7 @@ void run_verify(const VerifyArgs& a, std::ostream& out, std::ostream& err) {
   std::vector<IndexInfo> indexes = index_file->indexes();
   if (!a.index.empty()) {
     auto info = index_file->find_index(a.index);
-    if (!info) throw NotFoundError(fmt::format("{}: no index named {}", a.db, a.index));
+    if (!info) throw index_file->no_index_error(a.index);
     indexes = {*info};
   }
   const uint32_t ps = index_file->page_size();
@@ -181,9 +182,12 @@ void run_verify(const VerifyArgs& a, std::ostream& out, std::ostream& err) {
     } catch (const std::exception& e) {
       violations.push_back(fmt::format("index {}: {}", info.def.name, e.what()));
     }
-    progress.start("verify: index " + info.def.name, page_count, "pages");
+    // The index's page count is known only after its walk: the file's bounds it until then,
+    // and the line ends at the pages walked (100%).
+    const std::string label = "verify: index " + info.def.name;
+    progress.start(label, page_count, "pages");
     IndexFigures f = walk_index(a.db, info, file, page_count, owner, all, violations, progress);
-    progress.finish();
+    progress.complete();
     btree_pages += f.pages;
     entries += f.entries;
   }

@@ -210,6 +210,7 @@ uint64_t run(std::unique_ptr<ByteSource> source, std::string_view text, const st
   Chunker chunker(std::move(source), text, options);
   std::atomic<bool> stop{false};
   uint64_t rows = 0;
+  uint64_t text_bytes = 0;  // of the chunks handed to the sink
   std::exception_ptr failure;
   const uint32_t threads = options.threads != 0
                                ? options.threads
@@ -271,6 +272,8 @@ uint64_t run(std::unique_ptr<ByteSource> source, std::string_view text, const st
                       if (c->read_error) std::rethrow_exception(c->read_error);
                     }
                     if (keep != 0) sink(std::move(c->batch));
+                    text_bytes += c->text.size();
+                    if (options.on_bytes) options.on_bytes(text_bytes);
                   } catch (...) {
                     failure = std::current_exception();
                     stop = true;

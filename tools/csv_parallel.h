@@ -30,6 +30,10 @@ struct ParallelCsvOptions {
   /// `load` always read (a field limit refuses a huge field as soon as it is seen). Tests
   /// force it small. Never changes the entries.
   size_t long_record = size_t{1} << 20;
+  /// If set, called after each chunk handed to the sink (same thread, input order) with the
+  /// bytes of input text in the chunks handed so far (decompressed; the serial rest after a
+  /// long record is not counted): the progress line's "% of input".
+  std::function<void(uint64_t)> on_bytes;
 };
 
 /// read_entries on CsvReader(`path`) ("-": standard input; ".zst": decompressed), in

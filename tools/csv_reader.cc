@@ -283,12 +283,17 @@ bool CsvReader::next() {
 }
 
 void CsvReader::limit_field(size_t column, size_t max_bytes, std::string why) {
-  if (field_limits_.size() <= column) {
-    field_limits_.resize(column + 1, 0);
-    field_why_.resize(column + 1);
+  auto it = std::find_if(field_limits_.begin(), field_limits_.end(),
+                         [&](const FieldLimit& l) { return l.column == column; });
+  if (it == field_limits_.end()) {
+    field_limits_.push_back(FieldLimit{column, max_bytes, std::move(why)});
+  } else {
+    *it = FieldLimit{column, max_bytes, std::move(why)};
   }
-  field_limits_[column] = max_bytes;
-  field_why_[column] = std::move(why);
+  least_limit_ = SIZE_MAX;
+  for (const FieldLimit& l : field_limits_) {
+    if (l.max_bytes != 0) least_limit_ = std::min(least_limit_, l.max_bytes);
+  }
 }
 
 void CsvReader::check_field_slow(size_t field, size_t start, size_t end) const {
@@ -299,9 +304,11 @@ void CsvReader::check_field_slow(size_t field, size_t start, size_t end) const {
     const bool closed = buf_[end - 1] == '"' && end - start >= 2;
     length -= closed ? 2 : 1;
   }
-  if (length > field_limits_[field]) {
-    too_long(("column " + std::to_string(field + 1) + ": field").c_str(), start, end - start,
-             field_limits_[field], field_why_[field]);
+  for (const FieldLimit& l : field_limits_) {
+    if (l.column == field && l.max_bytes != 0 && length > l.max_bytes) {
+      too_long(("column " + std::to_string(field + 1) + ": field").c_str(), start, end - start,
+               l.max_bytes, l.why);
+    }
   }
 }
 

@@ -91,12 +91,10 @@ class CsvReader {
   // Throws the InputError of a field or record that is too long, starting at buf_[start].
   [[noreturn]] void too_long(const char* what, size_t start, size_t length, size_t limit,
                              const std::string& why) const;
-  // At the end of field `field` (raw bytes [start, end)): its limit.
+  // At the end of field `field` (raw bytes [start, end)): its limit. One compare per field
+  // (the least limit); the column's own limit only for a field longer than that.
   void check_field(size_t field, size_t start, size_t end) const {
-    if (field < field_limits_.size() && field_limits_[field] != 0 &&
-        end - start > field_limits_[field]) {
-      check_field_slow(field, start, end);
-    }
+    if (end - start > least_limit_) check_field_slow(field, start, end);
   }
   void check_field_slow(size_t field, size_t start, size_t end) const;
   CsvReader(std::unique_ptr<ByteSource> source, std::string name);
@@ -113,8 +111,15 @@ class CsvReader {
   uint64_t record_line_ = 0;
   std::vector<std::string_view> fields_;
   std::vector<uint8_t> quoted_;
-  std::vector<size_t> field_limits_;  // per column; 0 = none
-  std::vector<std::string> field_why_;
+  // One entry per limited column (a few), whatever the column's number: nothing is sized by
+  // it (`--column 4294967297` costs nothing).
+  struct FieldLimit {
+    size_t column;
+    size_t max_bytes;
+    std::string why;
+  };
+  std::vector<FieldLimit> field_limits_;
+  size_t least_limit_ = SIZE_MAX;  // the least max_bytes of field_limits_
   size_t max_record_ = kMaxRecordBytes;
   uint64_t bytes_read_ = 0;
 };

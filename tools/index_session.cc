@@ -41,7 +41,7 @@ std::unique_ptr<IndexSession> IndexSession::open(const std::string& path, const 
   auto impl = std::make_unique<Impl>();
   impl->file = IndexFile::open(path, writable);
   auto info = impl->file->find_index(name);
-  if (!info) throw NotFoundError(fmt::format("{}: no index named {}", path, name));
+  if (!info) throw impl->file->no_index_error(name);
   impl->info = *info;
   impl->file->set_cache_frames(BufferPool::frames_for(kSessionPoolBytes, impl->file->page_size()));
   impl->tree = &impl->file->tree(name);

@@ -20,7 +20,7 @@ namespace pbtree::tools {
 class IndexSession {
  public:
   /// Opens index `name` of the file `path`. Throws IoError (missing file), CorruptError,
-  /// UsageError("<path>: no index named X").
+  /// NotFoundError("<path>: no index named X (indexes: A, B)").
   static std::unique_ptr<IndexSession> open(const std::string& path, const std::string& name,
                                             bool writable);
   /// Without commit(), rolls every change back (see the file comment).

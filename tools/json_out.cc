@@ -3,6 +3,11 @@
 
 namespace pbtree::tools {
 
+Json column_value_json(std::optional<std::string_view> text) {
+  if (!text) return Json(nullptr);
+  return Json(std::string(*text));
+}
+
 std::string json_dump(const Json& value) {
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
@@ -35,6 +40,23 @@ void add_gstat_figures(Json& o, const IndexStats& s) {
                                         s.fill_distribution[2], s.fill_distribution[3],
                                         s.fill_distribution[4]});
   o["index_pages"] = s.index_pages;
+}
+
+void add_tree_shape(Json& o, const TreeShape& shape) {
+  Json levels = Json::array();
+  for (const LevelStats& l : shape.levels) {
+    Json level;
+    level["level"] = l.level;
+    level["pages"] = l.pages;
+    level["nodes"] = l.nodes;
+    level["avg_fill"] = l.avg_fill;
+    level["avg_node_length"] = l.avg_node_length;
+    level["unused_bytes"] = l.unused_bytes;
+    levels.push_back(std::move(level));
+  }
+  o["levels"] = std::move(levels);
+  o["leaves_out_of_order"] = shape.leaves_out_of_order;
+  o["null_entries"] = shape.null_entries;
 }
 
 }  // namespace pbtree::tools

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "tools/load_pipeline.h"
@@ -42,6 +43,20 @@ void BoundedLoad::read_csv(const std::string& path, const ColumnSource& source,
   if (const char* env = std::getenv("PBTREE_LOAD_CHUNK_BYTES")) {
     const long long v = std::atoll(env);
     if (v > 0) o.chunk_bytes = static_cast<size_t>(v);
+  }
+  // "% of input" on the progress line: bytes handed out of a plain file's size (a .zst or
+  // standard input has no size to set them against).
+  std::error_code ec;
+  const uint64_t input_bytes =
+      path == "-" || (path.size() >= 4 && path.compare(path.size() - 4, 4, ".zst") == 0) ||
+              !std::filesystem::is_regular_file(path, ec)
+          ? 0
+          : std::filesystem::file_size(path, ec);
+  if (input_bytes != 0 && !ec) {
+    o.on_bytes = [this, input_bytes](uint64_t bytes) {
+      progress_.set_input_fraction(
+          std::min(1.0, static_cast<double>(bytes) / static_cast<double>(input_bytes)));
+    };
   }
   // The sort buffer gets the other three quarters, whatever the chunk size or thread count,
   // so the runs (and their number) depend on the budget and the input alone.

@@ -101,6 +101,7 @@ class LoadProgress {
   void set(uint64_t done) { count_.store(done, std::memory_order_relaxed); }
   /// Fraction of the input read, for the parse phase's ETA (negative: unknown).
   void set_input_fraction(double f) { fraction_.store(f, std::memory_order_relaxed); }
+  double input_fraction() const { return fraction_.load(std::memory_order_relaxed); }
   /// Ends the line and prints `text` to the message stream (if any).
   void message(const std::string& text);
   /// Draws the final count and ends the line.

@@ -81,6 +81,12 @@ void Progress::redraw(uint64_t done) {
   draw(false);
 }
 
+void Progress::complete() {
+  if (!enabled_ || !open_) return;
+  total_ = done_;
+  finish();
+}
+
 void Progress::finish() {
   if (!enabled_ || !open_) return;
   draw(false);

@@ -54,6 +54,10 @@ class Progress {
   }
   /// Redraws with the final count and ends the line (no-op if no line is open).
   void finish();
+  /// finish() for work that turned out smaller than the total it was started with (a walk
+  /// bounded by the file's page count): the total becomes the count, so the line ends at
+  /// 100%.
+  void complete();
   /// The open line gets a new label, count, `total` and `unit` (e.g. the next phase of a
   /// `load`) and is redrawn at once in place (no new line). No-op if no line is open.
   void restart(const std::string& label, uint64_t done, uint64_t total, const std::string& unit);

@@ -66,7 +66,7 @@ std::string format_choice_line(const IndexInfo& info, const KeyFormatChoice& cho
 }
 
 std::string format_json_object(const IndexInfo& info, const IndexStats& s, uint32_t page_size,
-                               const KeyFormatChoice* choice) {
+                               const KeyFormatChoice* choice, const TreeShape* shape) {
   Json o;
   o["name"] = info.def.name;
   o["id"] = info.id;
@@ -98,6 +98,7 @@ std::string format_json_object(const IndexInfo& info, const IndexStats& s, uint3
     c["reason"] = describe_choice(info.def.type, *choice);
     o["key_format_auto"] = std::move(c);
   }
+  if (shape) add_tree_shape(o, *shape);
   return json_dump(o);
 }
 

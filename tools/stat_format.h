@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <pbtree/index_file.h>
+#include "btree/level_stats.h"
 #include "btree/what_if.h"
 
 namespace pbtree::tools {
@@ -32,9 +33,11 @@ std::string format_choice_line(const IndexInfo& info, const KeyFormatChoice& cho
 /// clustering_factor, clustering_ratio, fill_distribution (array of 5 counts), index_pages,
 /// bytes_per_entry, avg_leaf_fill; with `choice` (an auto index) also "key_format_auto":
 /// {"layout", "default", "default_bytes_per_entry", "best", "best_bytes_per_entry", "ratio",
-/// "sample_entries", "reason"}. Non-finite doubles are written as null.
+/// "sample_entries", "reason"}; with `shape` (--levels) also add_tree_shape's keys
+/// (tools/json_out.h). Non-finite doubles are written as null.
 std::string format_json_object(const IndexInfo& info, const IndexStats& stats, uint32_t page_size,
-                               const KeyFormatChoice* choice = nullptr);
+                               const KeyFormatChoice* choice = nullptr,
+                               const TreeShape* shape = nullptr);
 
 /// One row of the comparison table.
 struct TableRow {

@@ -140,6 +140,10 @@ class IndexFile {
   std::vector<IndexInfo> indexes() const;
   /// The index named `name`, or nullopt.
   std::optional<IndexInfo> find_index(const std::string& name) const;
+  /// The error for an index name this file does not hold, naming those it holds:
+  /// NotFoundError "<path>: no index named X (indexes: A, B)" (slot order), or "<path>: no
+  /// index named X (the file has no index)".
+  NotFoundError no_index_error(const std::string& name) const;
 
   /// Builds a new index from `entries` (sorted here: parallel sort by (key, recno); each key
   /// must be a normalized key of def.type/def.format, shorter than page_size/4). Leaves and

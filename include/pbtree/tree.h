@@ -54,8 +54,10 @@ class TypedIndex {
 
   const IndexInfo& info() const { return info_; }
 
-  /// Inserts (value, recno). Throws WrongTypeError, DuplicateKeyError (duplicate pair, unique
-  /// violation: "<file>: unique index I: value -5 already exists (record 7)"), ReadOnlyError.
+  /// Inserts (value, recno). Throws WrongTypeError (also for a value the declared type cannot
+  /// hold, as load refuses its text: "<file>: index I (smallint): value 100000 out of range
+  /// for smallint (-32768..32767)"), DuplicateKeyError (duplicate pair, unique violation:
+  /// "<file>: unique index I: value -5 already exists (record 7)"), ReadOnlyError.
   void insert(const Value& value, uint64_t recno);
   void insert(std::string_view text, uint64_t recno) { insert(parse(text), recno); }
   /// Removes exactly (value, recno). Throws UsageError if absent, WrongTypeError.
@@ -72,7 +74,8 @@ class TypedIndex {
   /// The CLI's text of a key of this index ("NULL" for the NULL key).
   std::string value_text(std::span<const uint8_t> key) const;
   /// Inserts a key built elsewhere, after checking that it decodes under the index's type and
-  /// format and re-encodes to exactly these bytes. Throws WrongTypeError, as insert().
+  /// format (a compound index: splits into its segments' values) and re-encodes to exactly
+  /// these bytes. Throws WrongTypeError, as insert().
   void insert_key(std::span<const uint8_t> key, uint64_t recno);
   /// The key of `value` (throws WrongTypeError).
   std::vector<uint8_t> key_of(const Value& value) const;
@@ -81,7 +84,8 @@ class TypedIndex {
 
   // Compound indexes (issue 12; file/typed_compound.cc). One Value per segment, in segment
   // order (Value::null() for a NULL segment); also accepted on a single-segment index (one
-  // value). Throw WrongTypeError on a wrong count or a value outside its segment's type.
+  // value). Throw WrongTypeError on a wrong count or a value outside its segment's type
+  // (insert: "<file>: index C: segment 2: value of 3 bytes is too long for varchar(2)").
   /// The compound key of `values` (build_compound_key).
   std::vector<uint8_t> key_of(std::span<const Value> values) const;
   void insert(std::span<const Value> values, uint64_t recno);

@@ -249,7 +249,7 @@ TEST(BtreeWhatIfTest, MissingIndexIsUsageError) {
     what_if(*file, "I_NONE");
     FAIL() << "no exception";
   } catch (const UsageError& e) {
-    EXPECT_EQ(std::string(e.what()), dir + "/m.pbt: no index named I_NONE");
+    EXPECT_EQ(std::string(e.what()), dir + "/m.pbt: no index named I_NONE (the file has no index)");
   }
   file.reset();
   std::filesystem::remove_all(dir);

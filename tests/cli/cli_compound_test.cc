@@ -65,7 +65,9 @@ TEST(CliCompound, ScanBoundsApplyToTheNextSegment) {
   const CliResult sw = run({"scan", db, "--index", "C", "--starting-with", "N", "--", "US"});
   EXPECT_EQ(sw.out, "US\tNY\t300\t2\n");
   const CliResult all = run({"scan", db, "--index", "C", "--format", "csv", "--", "US"});
-  EXPECT_EQ(all.out, "value,record_number\nUS,,400,3\nUS,CA,100,0\nUS,CA,200,1\nUS,NY,300,2\n");
+  EXPECT_EQ(all.out,
+            "value_1,value_2,value_3,record_number\nUS,,400,3\nUS,CA,100,0\nUS,CA,200,1\n"
+            "US,NY,300,2\n");
 }
 
 TEST(CliCompound, InsertAndDeleteTakeOneValuePerSegment) {

@@ -104,8 +104,29 @@ TEST(CliProgress, VerifyPrintsIndexThenOtherPages) {
   testing::CliResult r = run({"verify", "--progress", db});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err,
-            "verify: index I: 0 / 3 pages (0%)\rverify: index I: 1 / 3 pages (33%)\n"
+            "verify: index I: 0 / 3 pages (0%)\rverify: index I: 1 / 1 pages (100%)\n"
             "verify: other pages: 0 / 3 pages (0%)\rverify: other pages: 3 / 3 pages (100%)\n");
+}
+
+TEST(CliProgress, VerifyIndexEndsAtAHundredPercent) {
+  ScratchDir dir("progress-verify-index");
+  const std::string csv = dir.write("v.csv", testing::numbers(1, 20000));
+  const std::string db = dir.file("x.pbt");
+  ASSERT_EQ(run({"load", db, "--index", "I", "--type", "integer", "--input", csv, "--page-size",
+                 "4096"})
+                .code,
+            0);
+  ASSERT_EQ(run({"load", db, "--index", "J", "--type", "integer", "--input", csv, "--page-size",
+                 "4096"})
+                .code,
+            0);
+  StderrOffTerminal guard;
+  testing::CliResult r = run({"verify", "--progress", "--index", "J", db});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string last = "verify: index J: 25 / 25 pages (100%)\n";
+  ASSERT_GE(r.err.size(), last.size()) << r.err;
+  EXPECT_EQ(r.err.substr(r.err.size() - last.size()), last) << r.err;
+  EXPECT_EQ(r.err.rfind("verify: index J: 0 / 52 pages (0%)\r", 0), 0u) << r.err;
 }
 
 TEST(CliProgress, VerifyWithoutFlagOffTerminalPrintsNothing) {

@@ -48,15 +48,17 @@ TEST_F(CliScanFormat, RawIsTheDefault) {
   EXPECT_EQ(r.out, "NULL\t3\na\tb\t0\nsay \"hi\"\t2\nx,y\t1\n");
 }
 
-TEST(CliScanFormatNumbers, JsonNumbersUnquoted) {
+// The JSON rule (README "JSON output"): values of indexed columns are strings, record
+// numbers numbers.
+TEST(CliScanFormatNumbers, JsonNumericValuesAreStrings) {
   ScratchDir dir("scan-format-num");
   std::string csv = dir.write("n.csv", "1.5\n-2\n\n");
   std::string db = dir.file("z.pbt");
   ASSERT_EQ(run({"load", db, "--index", "N", "--type", "numeric(9,2)", "--input", csv}).code, 0);
   testing::CliResult r = run({"scan", db, "--index", "N", "--format", "json"});
   EXPECT_EQ(r.out,
-            "[\n  {\"value\":null,\"record_number\":2},\n  {\"value\":-2.00,"
-            "\"record_number\":1},\n  {\"value\":1.50,\"record_number\":0}\n]\n");
+            "[\n  {\"value\":null,\"record_number\":2},\n  {\"value\":\"-2.00\","
+            "\"record_number\":1},\n  {\"value\":\"1.50\",\"record_number\":0}\n]\n");
 }
 
 TEST(CliScanFormatNumbers, JsonReplacesBytesThatAreNotUtf8) {

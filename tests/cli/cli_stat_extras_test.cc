@@ -75,7 +75,7 @@ TEST(CliCompare, MissingIndexIsAnError) {
   ASSERT_EQ(run({"load", a, "--index", "I", "--type", "integer", "--input", csv}).code, 0);
   testing::CliResult r = run({"stat", a, "--compare", a, "--index", "J"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "pbtree: " + a + ": no index named J\n");
+  EXPECT_EQ(r.err, "pbtree: " + a + ": no index named J (indexes: I)\n");
 }
 
 TEST(CliVersion, PrintsProjectVersion) {

@@ -91,7 +91,7 @@ TEST(CliStatTest, UnknownIndexIsError) {
   ASSERT_EQ(run({"load", db, "--index", "I_X", "--type", "integer", "--input", in}).code, 0);
   auto r = run({"stat", db, "--index", "I_NONE"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "pbtree: " + db + ": no index named I_NONE\n");
+  EXPECT_EQ(r.err, "pbtree: " + db + ": no index named I_NONE (indexes: I_X)\n");
 }
 
 TEST(CliStatTest, MissingFileIsError) {

@@ -166,7 +166,8 @@ TEST_F(CliChangeTest, InsertOutOfRangeValueFails) {
 
 TEST_F(CliChangeTest, InsertNoSuchIndexFails) {
   const std::string before = read_bytes(db_);
-  expect_error(run({"insert", db_, "--index", "Q", "1", "20"}), before, db_ + ": no index named Q");
+  expect_error(run({"insert", db_, "--index", "Q", "1", "20"}), before,
+               db_ + ": no index named Q (indexes: I, D, U, V, W)");
 }
 
 TEST_F(CliChangeTest, InsertBadRecordNumberFails) {
@@ -235,7 +236,7 @@ TEST_F(CliChangeTest, AppendNoSuchIndexFails) {
   const std::string in = dir_.write("more.csv", "1\n");
   const std::string before = read_bytes(db_);
   expect_error(run({"load", db_, "--index", "Z", "--append", "--input", in}), before,
-               db_ + ": no index named Z");
+               db_ + ": no index named Z (indexes: I, D, U, V, W)");
 }
 
 TEST_F(CliChangeTest, AppendMalformedRowChangesNothing) {

@@ -62,7 +62,7 @@ TEST_F(CliFindTest, NoSuchIndex) {
   auto r = run({"find", db_, "--index", "NOPE", "1"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "pbtree: " + db_ + ": no index named NOPE\n");
+  EXPECT_EQ(r.err, "pbtree: " + db_ + ": no index named NOPE (indexes: I, D, U, V, W)\n");
 }
 
 TEST_F(CliFindTest, MalformedValue) {
@@ -194,7 +194,7 @@ TEST_F(CliScanTest, BoundAndNullBoundExcludeEachOther) {
 TEST_F(CliScanTest, NoSuchIndex) {
   auto r = run({"scan", db_, "--index", "X"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "pbtree: " + db_ + ": no index named X\n");
+  EXPECT_EQ(r.err, "pbtree: " + db_ + ": no index named X (indexes: I, D, U, V, W)\n");
 }
 
 TEST_F(CliScanTest, HelpDocumentsNullChoice) {

@@ -42,7 +42,7 @@ TEST_F(CliVerifyTest, OneIndex) {
 TEST_F(CliVerifyTest, NoSuchIndex) {
   auto r = run({"verify", db_, "--index", "NOPE"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "pbtree: " + db_ + ": no index named NOPE\n");
+  EXPECT_EQ(r.err, "pbtree: " + db_ + ": no index named NOPE (indexes: I, D, U, V, W)\n");
 }
 
 TEST_F(CliVerifyTest, ChecksumMismatchIsAViolation) {

@@ -216,7 +216,7 @@ TEST(CliWhatIfCliTest, MissingIndexIsError) {
   auto r = run({"stat", db, "--what-if", "--index", "I_NONE"});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "pbtree: " + db + ": no index named I_NONE\n");
+  EXPECT_EQ(r.err, "pbtree: " + db + ": no index named I_NONE (indexes: I_X)\n");
 }
 
 TEST(CliWhatIfCliTest, MissingFileIsError) {
