@@ -228,8 +228,7 @@ struct SqliteFixture {
   SqliteDb sq;
   sqlite3_stmt *point_s, *narrow_s, *range_s, *full_s;
   double id_bytes_per_entry = 0, col_bytes_per_entry = 0;
-  explicit SqliteFixture(uint64_t rows, bool mmap = false)
-      : sq(rows, SqliteMode::Fixture, mmap) {
+  explicit SqliteFixture(uint64_t rows, bool mmap = false) : sq(rows, SqliteMode::Fixture, mmap) {
     const Dataset& d = dataset(rows);
     std::vector<int64_t> order(rows);
     for (uint64_t i = 0; i < rows; ++i) order[i] = int64_t(i + 1);
@@ -330,11 +329,11 @@ struct LmdbEnv {
     MDB_txn* txn;
     mdb_check(mdb_txn_begin(env, nullptr, 0, &txn), "txn_begin");
     mdb_check(mdb_dbi_open(txn, "id", MDB_CREATE | MDB_INTEGERKEY, &id_dbi), "dbi_open id");
-    mdb_check(mdb_dbi_open(txn, "col",
-                           MDB_CREATE | MDB_INTEGERKEY | MDB_DUPSORT | MDB_DUPFIXED |
-                               MDB_INTEGERDUP,
-                           &col_dbi),
-              "dbi_open col");
+    mdb_check(
+        mdb_dbi_open(txn, "col",
+                     MDB_CREATE | MDB_INTEGERKEY | MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP,
+                     &col_dbi),
+        "dbi_open col");
     mdb_check(mdb_txn_commit(txn), "commit");
   }
   ~LmdbEnv() { mdb_env_close(env); }
@@ -616,7 +615,8 @@ void register_peer_inserts(uint64_t rows) {
     // time COMMIT plus PRAGMA wal_checkpoint(TRUNCATE) (the log copied into the file, synced).
     for (const auto& [contender, mode] :
          {std::pair<const char*, SqliteMode>{"sqlite", SqliteMode::RollbackFull},
-          {"sqlite-wal-normal", SqliteMode::WalNormal}, {"sqlite-wal-full", SqliteMode::WalFull}}) {
+          {"sqlite-wal-normal", SqliteMode::WalNormal},
+          {"sqlite-wal-full", SqliteMode::WalFull}}) {
       if (rows > 1000000) break;
       benchmark::RegisterBenchmark(
           bench_name(workload, contender, "bigint", rows).c_str(),
@@ -650,9 +650,9 @@ void register_peer_inserts(uint64_t rows) {
     // checkpoint); "lmdb-writemap": MDB_WRITEMAP (writes through the map), same guarantee;
     // "lmdb-nosync": MDB_NOSYNC, the commit does not fsync (durability left to the OS).
     // Increasing inserts use MDB_APPEND (keys arrive in order).
-    for (const auto& [contender, env_flags] :
-         {std::pair<const char*, unsigned>{"lmdb", 0u}, {"lmdb-writemap", unsigned{MDB_WRITEMAP}},
-          {"lmdb-nosync", unsigned{MDB_NOSYNC}}}) {
+    for (const auto& [contender, env_flags] : {std::pair<const char*, unsigned>{"lmdb", 0u},
+                                               {"lmdb-writemap", unsigned{MDB_WRITEMAP}},
+                                               {"lmdb-nosync", unsigned{MDB_NOSYNC}}}) {
       const unsigned put_flags = random ? 0u : unsigned{MDB_APPEND};
       benchmark::RegisterBenchmark(
           bench_name(workload, contender, "bigint", rows).c_str(),

@@ -27,11 +27,14 @@
 # default <repo>/build-release), PBTREE_MEMLIM_DIR (data, default /tmp/pbtree-memlim; kept
 # between runs: builds are reused when the same rows were built), PBTREE_MEMLIM_REPS (3),
 # PBTREE_MEMLIM_ENGINES, PBTREE_MEMLIM_BUDGETS (the ID budgets, "128 512 2048"),
-# PBTREE_MEMLIM_MAIN_BUDGET (COL/INT128/full budget, 512), PBTREE_MEMLIM_LOOKUP_WARMUP (5000),
+# PBTREE_MEMLIM_MAIN_BUDGET (COL/INT128/full budget, 512), PBTREE_MEMLIM_LOOKUP_WARMUP (5000;
+# lookups warm up max(this, budget MiB × PBTREE_MEMLIM_WARMUP_PER_MIB (16)) operations),
 # PBTREE_MEMLIM_NARROW_WARMUP (1000), PBTREE_MEMLIM_SECONDS (3), PBTREE_MEMLIM_MAX_OPS
 # (1000000), PBTREE_MEMLIM_VERIFY=1 (decode and check every key: slow, for the self-test),
 # PBTREE_MEMLIM_FIO=0 (skip fio), PBTREE_MEMLIM_OUT (output dir, default $build/memlim),
-# PBTREE_MEMLIM_BIN (a built pbtree-memlim: no cmake step).
+# PBTREE_MEMLIM_BIN (a built pbtree-memlim: no cmake step), PBTREE_MEMLIM_CASES (subset of
+# "id col int128"), PBTREE_MEMLIM_CACHE=half (every engine's own cache = half the budget: the
+# rule before set_cache_bytes, for before/after runs).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -46,6 +49,8 @@ lookup_warmup=${PBTREE_MEMLIM_LOOKUP_WARMUP:-5000}
 narrow_warmup=${PBTREE_MEMLIM_NARROW_WARMUP:-1000}
 seconds=${PBTREE_MEMLIM_SECONDS:-3}
 max_ops=${PBTREE_MEMLIM_MAX_OPS:-1000000}
+cases=${PBTREE_MEMLIM_CASES:-"id col int128"}
+warmup_per_mib=${PBTREE_MEMLIM_WARMUP_PER_MIB:-16}
 out=${PBTREE_MEMLIM_OUT:-$build/memlim}
 verify=""
 [ "${PBTREE_MEMLIM_VERIFY:-0}" = 1 ] && verify="--verify"
@@ -131,7 +136,7 @@ for e in $engines; do
 done
 store() { case $1 in sqlite-mmap) echo "$data/sqlite-$2" ;; *) echo "$data/$1-$2" ;; esac; }
 : >"$out/builds.txt"
-for c in id col int128; do
+for c in $cases; do
   for b in "${build_engines[@]}"; do
     d=$(store "$b" "$c")
     if [ -f "$d.built" ] && [ "$(cat "$d.built")" = "$rows" ]; then continue; fi
@@ -152,12 +157,23 @@ for bud in $budgets; do plan+=("id lookup $bud" "id narrow $bud"); done
 plan+=("id full $main_budget" "col lookup $main_budget" "col narrow $main_budget"
   "col full $main_budget" "int128 lookup $main_budget" "int128 narrow $main_budget"
   "int128 full $main_budget")
+plan_all=("${plan[@]}")
+plan=()
+for p in "${plan_all[@]}"; do
+  [[ " $cases " == *" ${p%% *} "* ]] && plan+=("$p")
+done
 read -r -a eng <<<"$engines"
 failed=0
 for rep in $(seq 1 "$reps"); do
   for p in "${plan[@]}"; do
     read -r c w bud <<<"$p"
-    case $w in lookup) warm=$lookup_warmup ;; narrow) warm=$narrow_warmup ;; full) warm=0 ;; esac
+    # The same warm-up count for every engine: at least the configured count, and more for
+    # larger budgets (warmup_per_mib operations per MiB), so that the cache has filled.
+    case $w in
+      lookup) warm=$((bud * warmup_per_mib > lookup_warmup ? bud * warmup_per_mib : lookup_warmup)) ;;
+      narrow) warm=$narrow_warmup ;;
+      full) warm=0 ;;
+    esac
     n=${#eng[@]}
     for i in $(seq 0 $((n - 1))); do
       e=${eng[$(((i + rep - 1) % n))]}

@@ -52,12 +52,16 @@ WHAT = {
                   "threads; vector std::sort; absl btree_multimap from the unsorted range; "
                   "sqlite CREATE INDEX; wall clock",
     "random_insert": "insert every ID in a random order into an empty unique index/table, "
-                     "final commit with fsync timed (pbtree: build_key + BTree::insert, all pages "
-                     "in the buffer pool, then IndexFile::flush; lmdb: one write transaction "
-                     "without MDB_NOSYNC; sqlite: one transaction, synchronous=FULL, no journal; "
-                     "absl: no commit); wall clock; at 10^7 pbtree runs bigint.decimal128 on the "
+                     "then the durable commit, all timed on the wall clock (pbtree: build_key + "
+                     "BTree::insert, all pages in the buffer pool, then IndexFile::commit and "
+                     "checkpoint; lmdb: one write transaction and its fsyncing commit, variants "
+                     "lmdb-writemap (MDB_WRITEMAP) and lmdb-nosync (MDB_NOSYNC: no fsync); "
+                     "sqlite: one transaction, rollback journal, synchronous=FULL, variants "
+                     "sqlite-wal-normal / sqlite-wal-full (commit + wal_checkpoint(TRUNCATE)); "
+                     "rocksdb: Put per row, SyncWAL, Flush; absl: no commit; perf/PEERS.md says "
+                     "what each commit guarantees); at 10^7 pbtree runs bigint.decimal128 on the "
                      "Firebird layout only",
-    "increasing_insert": "as random_insert, IDs in increasing order",
+    "increasing_insert": "as random_insert, IDs in increasing order (lmdb: MDB_APPEND)",
 }
 
 
@@ -563,7 +567,8 @@ def main():
              "pages allocated); sqlite = dbstat bytes of the b-tree (table `t` for ID, index "
              "`t_col` for COL); lmdb = pages × 4096 (mdb_stat for `id`; environment's used pages "
              "minus `id`'s for the DUPSORT `col`); absl = bytes requested through a counting "
-             "allocator (malloc overhead excluded); vector = capacity × 16 bytes (estimate).")
+             "allocator (malloc overhead excluded); vector = capacity × 16 bytes (estimate); "
+             "rocksdb = total SST file bytes. Peer settings and their sources: perf/PEERS.md.")
     L.append("")
     memlim = None
     if a.memlim:
@@ -628,7 +633,11 @@ def main():
     with open(a.out, "w") as f:
         f.write("\n".join(L) + "\n")
     if a.html:
-        import report_html
+        try:
+            import report_html
+        except ImportError as e:
+            sys.exit(f"report.py: --html needs matplotlib (Debian: python3-matplotlib, run with "
+                     f"/usr/bin/python3): {e}")
         charts = [
             ("pbtree ÷ each peer, per workload (bars: median; whiskers: per-repetition range)",
              report_html.ratio_chart(results, ratio_range,

@@ -87,6 +87,7 @@ def size_speed_chart(results):
     ax.set_xlabel("bytes per entry (ID index)")
     ax.set_ylabel("lookups/s (CPU time, cached)")
     ax.set_xscale("log")
+    ax.set_yscale("log")
     ax.set_title(f"Size against lookup speed, unique ID, {n:,} rows", fontsize=9)
     ax.grid(True, which="both", lw=0.3)
     fig.tight_layout()

@@ -107,7 +107,10 @@ if [ -f "$build/memlim/memlim.txt" ]; then
   memlim_args=(--memlim "$build/memlim/memlim.txt" --memlim-fio "$build/memlim/fio.txt"
     --memlim-elapsed "$build/memlim/elapsed.txt" --memlim-builds "$build/memlim/builds.txt")
 fi
-python3 "$here/report.py" --out "$here/RESULTS.md" --html "$here/results.html" \
+# Debian's python3 (python3-matplotlib draws the charts), not a python3 earlier on PATH.
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+"$py" "$here/report.py" --out "$here/RESULTS.md" --html "$here/results.html" \
   --repetitions "$reps repetitions per case, interleaved across contenders in random order; median, ratio ranges over the repetitions" \
   --elapsed "$((elapsed / 60)) min $((elapsed % 60)) s" \
   --command "${env_note}perf/run.sh  =>  $cmds" "${memlim_args[@]}" \

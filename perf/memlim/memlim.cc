@@ -20,6 +20,10 @@
 // decodes every key and checks it against the value its record number was built from.
 // Each engine's own settings and their sources: perf/PEERS.md.
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
+#include <pbtree/what_if.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -39,12 +43,7 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
-#include <pbtree/what_if.h>
 
 #ifdef PBTREE_BENCH_HAVE_LMDB
 #include <lmdb.h>
@@ -71,10 +70,20 @@ using pbtree::TypeSpec;
 using pbtree::Value;
 
 constexpr int kNarrow = 100;
-/// Share of the budget an engine's own cache gets (pbtree's buffer pool, SQLite's
-/// cache_size, RocksDB's block cache); the rest stays for the page cache, the heap and the
-/// code. LMDB has no cache of its own (the page cache is its cache).
-constexpr double kOwnCacheShare = 0.5;
+/// Memory an engine's own cache gets under a budget (pbtree's buffer pool, SQLite's
+/// cache_size, RocksDB's block cache): the budget minus a reserve for the process itself
+/// (code, heap, stacks: ~16 MiB RSS measured) of 24 MiB, or half the budget if that is less.
+/// Reads through the page cache leave copies there, but clean page-cache pages are the first
+/// thing the cgroup reclaims, so the engine's own cache (which needs no re-read and no
+/// re-decode) should get what is left. LMDB has no cache of its own (the page cache is its
+/// cache). PBTREE_MEMLIM_CACHE=half gives every engine half the budget instead (the rule
+/// before 2026-12-03, kept for the before/after comparison in perf/RESULTS.md).
+uint64_t own_cache_bytes(uint64_t budget) {
+  const char* rule = std::getenv("PBTREE_MEMLIM_CACHE");
+  if (rule && std::string(rule) == "half") return budget / 2;
+  const uint64_t reserve = std::min<uint64_t>(uint64_t{24} << 20, budget / 2);
+  return budget - reserve;
+}
 
 enum class Case { Id, Col, Int128 };
 
@@ -139,8 +148,8 @@ struct Fold {
     common += mix(recno);
     ++entries;
     if (verify && value != value_of(c, recno, rows)) {
-      throw std::runtime_error(fmt::format("verify: record {} has key value {}, expected {}",
-                                           recno, value, value_of(c, recno, rows)));
+      throw std::runtime_error(fmt::format("verify: record {} has key value {}, expected {}", recno,
+                                           value, value_of(c, recno, rows)));
     }
   }
 };
@@ -160,7 +169,9 @@ void put_i128(uint8_t* p, int64_t v) {
   put_be(p, hi);
   put_be(p + 8, uint64_t(v));
 }
-int64_t get_i128(const void* p) { return int64_t(get_be(static_cast<const uint8_t*>(p) + 8)); }
+int64_t get_i128(const void* p) {
+  return int64_t(get_be(static_cast<const uint8_t*>(p) + 8));
+}
 
 /// One engine's store of one case.
 class Engine {
@@ -241,9 +252,12 @@ class PbtreeEngine : public Engine {
     if (!info) throw std::runtime_error(dir + "/index.pbt: no index K");
     type_ = type_of(c);
     format_ = pbtree::resolve_key_format(type_, info->def.format);
-    const size_t frames =
-        std::max<size_t>(64, size_t(double(budget) * kOwnCacheShare) / file_->page_size());
-    file_->set_cache_frames(frames);
+    const char* rule = std::getenv("PBTREE_MEMLIM_CACHE");
+    if (rule && std::string(rule) == "half") {  // before: frames = half the budget / page
+      file_->set_cache_frames(std::max<size_t>(64, own_cache_bytes(budget) / file_->page_size()));
+    } else {
+      file_->set_cache_bytes(own_cache_bytes(budget));
+    }
     tree_ = &file_->tree("K");
   }
 
@@ -436,7 +450,7 @@ void sq_exec(sqlite3* db, const std::string& sql) {
 // SQLite: file "t.db", table t(k, r). id: INTEGER PRIMARY KEY (the rowid b-tree: k is the
 // rowid); col: WITHOUT ROWID, PRIMARY KEY(k, r); int128: WITHOUT ROWID, k a 16-byte BLOB
 // (memcmp order), PRIMARY KEY(k). Built in key order in one transaction (journal off); read
-// with cache_size = half the budget, mmap_size 0 ("sqlite") or the file's size
+// with cache_size = own_cache_bytes(budget), mmap_size 0 ("sqlite") or the file's size
 // ("sqlite-mmap").
 class SqliteEngine : public Engine {
  public:
@@ -486,7 +500,7 @@ class SqliteEngine : public Engine {
     if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
       throw std::runtime_error("sqlite3_open_v2 failed: " + path);
     }
-    const uint64_t cache_kib = uint64_t(double(budget) * kOwnCacheShare) / 1024;
+    const uint64_t cache_kib = own_cache_bytes(budget) / 1024;
     sq_exec(db_, fmt::format("PRAGMA cache_size=-{}; PRAGMA mmap_size={}", cache_kib,
                              mmap_ ? fs::file_size(path) : 0));
     lookup_ = prepare("SELECT k, r FROM t WHERE k = ?1");
@@ -551,8 +565,8 @@ void rs_check(const rocksdb::Status& s, const char* what) {
 // 16-byte key -> recno; col: key = col (8 bytes BE) + id (8 bytes BE), empty value, with an
 // 8-byte prefix extractor so the bloom filter serves equality lookups. Default block-based
 // table (restart interval 16: keys delta-coded within blocks), bloom filter 10 bits/key,
-// block cache LRU of half the budget holding index and filter blocks too. Built from the
-// sorted entries by SstFileWriter + IngestExternalFile (bulk load, no memtable, no
+// block cache LRU of own_cache_bytes(budget); index and filter blocks in the table reader. Built
+// from the sorted entries by SstFileWriter + IngestExternalFile (bulk load, no memtable, no
 // compaction).
 class RocksEngine : public Engine {
  public:
@@ -560,11 +574,12 @@ class RocksEngine : public Engine {
     rocksdb::Options o;
     rocksdb::BlockBasedTableOptions t;
     t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
-    if (budget > 0) {
-      t.block_cache = rocksdb::NewLRUCache(size_t(double(budget) * kOwnCacheShare));
-      t.cache_index_and_filter_blocks = true;
-      t.pin_l0_filter_and_index_blocks_in_cache = true;
-    }
+    // Index and filter blocks stay in the table reader's memory (RocksDB's default), which
+    // the cgroup counts like any heap: with cache_index_and_filter_blocks the 1.2 MB-per-10^6-
+    // keys filter of the one ingested (bottom-level, so never pinned) file went through the
+    // block cache and every Get re-read it from the page cache (CPU-bound, seconds per 100
+    // lookups at 10^7 rows, 64 MiB).
+    if (budget > 0) t.block_cache = rocksdb::NewLRUCache(own_cache_bytes(budget));
     if (c == Case::Col) {
       o.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(8));
       t.whole_key_filtering = false;
