@@ -103,10 +103,14 @@ def verdict(lo, hi, bound, kind):
     return "within noise"
 
 
-def floors(g):
-    """[(label, bound text, verdict, ratio (median, lo, hi) or None, note)]."""
+def floors(g, main_budget=512, small_budget=128):
+    """[(label, bound text, verdict, ratio (median, lo, hi) or None)]. The issue's budgets are
+    512 and 128 MiB at 10^8 rows; runs at fewer rows scale them (main_budget, small_budget)."""
     out = []
     for label, case, wl, budget, key, peer, bound, goal, kind in FLOORS:
+        budget = main_budget if budget == 512 else small_budget
+        label = label.replace("512 MiB", f"{main_budget} MiB").replace("128 MiB",
+                                                                         f"{small_budget} MiB")
         by_engine = g.get((case, wl, budget, "steady"), {})
         xs = []
         for rep, pr in sorted(by_engine.get(peer, {}).items()):
@@ -130,7 +134,8 @@ def floors(g):
     return out
 
 
-def section(path, fio_text="", elapsed_text="", builds_text=""):
+def section(path, fio_text="", elapsed_text="", builds_text="", main_budget=512,
+            small_budget=128):
     """Markdown lines of the memory-limited section, the floor lines for stdout, and the
     failures (lines of failed queries)."""
     rows, failed = parse(path)
@@ -158,7 +163,7 @@ def section(path, fio_text="", elapsed_text="", builds_text=""):
     if builds_text:
         L += ["Builds (outside the limit): " + "; ".join(
             f"`{x}`" for x in builds_text.strip().splitlines()), ""]
-    fl = floors(g)
+    fl = floors(g, main_budget, small_budget)
     L += ["### Memory-limited floors", "",
           "Ratio = best pbtree ÷ peer per repetition (steady phase); verdict from the range.", "",
           "| target | bound | verdict | ratio [min–max] |", "|---|---|---|---|"]

@@ -125,7 +125,11 @@ def memlim_chart(g, case="id", workloads=("lookup", "narrow")):
             ax.set_xscale("log", base=2)
             ax.set_xticks(budgets)
             ax.set_xticklabels([str(b) for b in budgets])
-            ax.set_yscale("symlog" if key == "bytes_read_per_op" else "log")
+            if key == "bytes_read_per_op":  # 0 happens (everything cached): linear near 0
+                ax.set_yscale("symlog", linthresh=1000)
+                ax.set_ylim(bottom=0)
+            else:
+                ax.set_yscale("log")
             ax.set_xlabel("memory budget (MiB, cgroup limit incl. page cache)")
             ax.set_ylabel(label)
             ax.set_title(f"{case} {w}: {label}", fontsize=9)

@@ -105,7 +105,9 @@ done
 memlim_args=()
 if [ -f "$build/memlim/memlim.txt" ]; then
   memlim_args=(--memlim "$build/memlim/memlim.txt" --memlim-fio "$build/memlim/fio.txt"
-    --memlim-elapsed "$build/memlim/elapsed.txt" --memlim-builds "$build/memlim/builds.txt")
+    --memlim-elapsed "$build/memlim/elapsed.txt" --memlim-builds "$build/memlim/builds.txt"
+    --memlim-main-budget "${PBTREE_MEMLIM_MAIN_BUDGET:-512}"
+    --memlim-small-budget "${PBTREE_MEMLIM_SMALL_BUDGET:-128}")
 fi
 # Debian's python3 (python3-matplotlib draws the charts), not a python3 earlier on PATH.
 py=/usr/bin/python3

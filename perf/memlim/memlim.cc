@@ -77,10 +77,12 @@ constexpr int kNarrow = 100;
 /// thing the cgroup reclaims, so the engine's own cache (which needs no re-read and no
 /// re-decode) should get what is left. LMDB has no cache of its own (the page cache is its
 /// cache). PBTREE_MEMLIM_CACHE=half gives every engine half the budget instead (the rule
-/// before 2026-12-03, kept for the before/after comparison in perf/RESULTS.md).
+/// before 2026-12-03, kept for the before/after comparison in perf/RESULTS.md);
+/// PBTREE_MEMLIM_CACHE=N gives N MiB.
 uint64_t own_cache_bytes(uint64_t budget) {
   const char* rule = std::getenv("PBTREE_MEMLIM_CACHE");
   if (rule && std::string(rule) == "half") return budget / 2;
+  if (rule && *rule >= '1' && *rule <= '9') return std::stoull(rule) << 20;  // MiB (experiments)
   const uint64_t reserve = std::min<uint64_t>(uint64_t{24} << 20, budget / 2);
   return budget - reserve;
 }
