@@ -36,6 +36,9 @@
 # "id col int128"), PBTREE_MEMLIM_CACHE=half (every engine's own cache = half the budget: the
 # rule before set_cache_bytes, for before/after runs).
 set -euo pipefail
+# The whole script is one { } group: bash parses it before running it, so editing this file
+# while a run is going (a checkout, a merge) cannot change the running script.
+{
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 build=${PBTREE_BENCH_BUILD:-$root/build-release}
@@ -210,3 +213,5 @@ sys.exit(1 if bad else 0)
 EOF
 [ "$failed" = 0 ] || die "a case failed (see above); results in $out/memlim.txt"
 echo "memory_limited.sh: results in $out/memlim.txt" >&2
+exit 0
+}
