@@ -67,13 +67,16 @@ cg_kind=""
 if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
   cg_kind=v1
   cg_base=/sys/fs/cgroup/memory
-elif [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw memory /sys/fs/cgroup/cgroup.controllers; then
+elif [ -f /sys/fs/cgroup/cgroup.controllers ] &&
+  grep -qw memory /sys/fs/cgroup/cgroup.controllers; then
   cg_kind=v2
   cg_base=/sys/fs/cgroup
-  grep -qw memory "$cg_base/cgroup.subtree_control" || echo +memory >"$cg_base/cgroup.subtree_control" ||
+  grep -qw memory "$cg_base/cgroup.subtree_control" ||
+    echo +memory >"$cg_base/cgroup.subtree_control" ||
     die "cannot enable the v2 memory controller in $cg_base/cgroup.subtree_control"
 else
-  die "no memory cgroup: neither cgroup v1 (/sys/fs/cgroup/memory/memory.limit_in_bytes) nor v2 (memory in /sys/fs/cgroup/cgroup.controllers); cannot run memory-limited queries"
+  die "no memory cgroup: neither cgroup v1 (/sys/fs/cgroup/memory/memory.limit_in_bytes)" \
+    "nor v2 (memory in /sys/fs/cgroup/cgroup.controllers); cannot run memory-limited queries"
 fi
 [ -w "$cg_base" ] || die "$cg_base is not writable (run as root): cannot create a memory cgroup"
 
@@ -129,7 +132,8 @@ if [ "${PBTREE_MEMLIM_FIO:-1}" = 1 ]; then
     >"$out/fio.json" 2>/dev/null || die "fio failed"
   rm -f "$data"/randread4k.*
   python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jobs"][0]["read"];
-print("fio randread 4KiB direct QD1: iops=%.0f bw_bytes=%.0f lat_mean_us=%.1f" % (j["iops"], j["bw_bytes"], j["lat_ns"]["mean"]/1000))' \
+print("fio randread 4KiB direct QD1: iops=%.0f bw_bytes=%.0f lat_mean_us=%.1f"
+      % (j["iops"], j["bw_bytes"], j["lat_ns"]["mean"] / 1000))' \
     "$out/fio.json" | tee "$out/fio.txt"
 fi
 
@@ -178,7 +182,10 @@ for rep in $(seq 1 "$reps"); do
     # The same warm-up count for every engine: at least the configured count, and more for
     # larger budgets (warmup_per_mib operations per MiB), so that the cache has filled.
     case $w in
-      lookup) warm=$((bud * warmup_per_mib > lookup_warmup ? bud * warmup_per_mib : lookup_warmup)) ;;
+      lookup)
+        warm=$((bud * warmup_per_mib))
+        [ "$warm" -ge "$lookup_warmup" ] || warm=$lookup_warmup
+        ;;
       narrow) warm=$narrow_warmup ;;
       full) warm=0 ;;
     esac
@@ -189,7 +196,8 @@ for rep in $(seq 1 "$reps"); do
       "$ml" drop "$d"
       if ! cg_run "$bud" "$ml" query "$e" "$c" "$d" "$rows" "$w" "$warm" "$max_ops" "$bud" \
         "$rep" "$seconds" $verify >>"$out/memlim.txt"; then
-        echo "memory_limited.sh: FAILED: $e $c $w budget=$bud rep=$rep" | tee -a "$out/memlim.txt" >&2
+        echo "memory_limited.sh: FAILED: $e $c $w budget=$bud rep=$rep" |
+          tee -a "$out/memlim.txt" >&2
         failed=1
       fi
       tail -n 2 "$out/memlim.txt" | grep " rep=$rep " | grep "^$e $w " || true

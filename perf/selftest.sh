@@ -20,15 +20,19 @@ t0=$(date +%s)
 want=$({ zstd -dc "$root/data/seed/t_int.csv.zst" 2>/dev/null || true; } | head -n 1000 |
   cut -d, -f2 | md5sum)
 got=$("$bin/pbtree-memlim" col 1000 1000000 | md5sum)
-[ "$want" = "$got" ] || { echo "selftest: pbtree-memlim col differs from t_int.csv.zst" >&2; exit 1; }
+if [ "$want" != "$got" ]; then
+  echo "selftest: pbtree-memlim col differs from t_int.csv.zst" >&2
+  exit 1
+fi
 echo "selftest: generator matches data/seed/t_int.csv.zst (1000 rows)"
 
 # 2. memory-limited runner, tiny
+engines="pbtree-compact pbtree lmdb sqlite sqlite-mmap rocksdb"
 PBTREE_MEMLIM_BIN="$bin/pbtree-memlim" PBTREE_BENCH_ROWS=20000 PBTREE_MEMLIM_DIR="$tmp/data" \
   PBTREE_MEMLIM_OUT="$tmp/out" PBTREE_MEMLIM_REPS=1 PBTREE_MEMLIM_BUDGETS=64 \
   PBTREE_MEMLIM_MAIN_BUDGET=64 PBTREE_MEMLIM_LOOKUP_WARMUP=300 PBTREE_MEMLIM_NARROW_WARMUP=50 \
   PBTREE_MEMLIM_SECONDS=0.2 PBTREE_MEMLIM_MAX_OPS=2000 PBTREE_MEMLIM_VERIFY=1 PBTREE_MEMLIM_FIO=0 \
-  PBTREE_MEMLIM_ENGINES="${PBTREE_SELFTEST_ENGINES:-pbtree-compact pbtree lmdb sqlite sqlite-mmap rocksdb}" \
+  PBTREE_MEMLIM_ENGINES="${PBTREE_SELFTEST_ENGINES:-$engines}" \
   bash "$here/memory_limited.sh" >"$tmp/memlim.stdout"
 lines=$(grep -c ' phase=' "$tmp/out/memlim.txt")
 [ "$lines" -gt 0 ] || { echo "selftest: memory_limited.sh printed no result lines" >&2; exit 1; }
@@ -37,9 +41,10 @@ grep -q "cgroup_peak_bytes=[1-9]" "$tmp/out/memlim.txt" ||
 echo "selftest: memory_limited.sh OK ($lines result lines, checksums agree)"
 
 # 3. pbtree-bench's cases at tiny sizes: no errors
+filter='(unique_scan|narrow_scan|wide_scan|full_scan|_insert)/'
 if [ -x "$bin/pbtree-bench" ]; then
   PBTREE_BENCH_DIR="$tmp" PBTREE_BENCH_SCAN_ROWS=5000 PBTREE_BENCH_BUILD_ROWS=5000 \
-    "$bin/pbtree-bench" --benchmark_filter='(unique_scan|narrow_scan|wide_scan|full_scan|_insert)/' \
+    "$bin/pbtree-bench" --benchmark_filter="$filter" \
     --benchmark_min_time=0.001 --benchmark_format=json >"$tmp/bench.json" 2>"$tmp/bench.err" ||
     { cat "$tmp/bench.err" >&2; echo "selftest: pbtree-bench failed" >&2; exit 1; }
   python3 - "$tmp/bench.json" <<'EOF'
