@@ -25,7 +25,8 @@
 #
 # Environment: PBTREE_BENCH_ROWS (rows, default 100000000), PBTREE_BENCH_BUILD (build dir,
 # default <repo>/build-release), PBTREE_MEMLIM_DIR (data, default /tmp/pbtree-memlim; kept
-# between runs: builds are reused when the same rows were built), PBTREE_MEMLIM_REPS (3),
+# between runs: builds are reused when the same rows were built), PBTREE_MEMLIM_REPS (3; 0:
+# only the builds and fio),
 # PBTREE_MEMLIM_ENGINES, PBTREE_MEMLIM_BUDGETS (the ID budgets, "128 512 2048"),
 # PBTREE_MEMLIM_MAIN_BUDGET (COL/INT128/full budget, 512), PBTREE_MEMLIM_LOOKUP_WARMUP (5000;
 # lookups warm up max(this, budget MiB × PBTREE_MEMLIM_WARMUP_PER_MIB (16)) operations),
@@ -148,14 +149,19 @@ store() { case $1 in sqlite-mmap) echo "$data/sqlite-$2" ;; *) echo "$data/$1-$2
 for c in $cases; do
   for b in "${build_engines[@]}"; do
     d=$(store "$b" "$c")
-    if [ -f "$d.built" ] && [ "$(cat "$d.built")" = "$rows" ]; then continue; fi
+    # "$d.built": the rows built, then the build's line (repeated into builds.txt on reuse).
+    if [ -f "$d.built" ] && [ "$(head -n 1 "$d.built")" = "$rows" ]; then
+      sed -n '2s/$/ (reused)/p' "$d.built" | tee -a "$out/builds.txt" >&2
+      continue
+    fi
     rm -rf "$d" "$d.built"
     t0=$(date +%s.%N)
     size=$("$ml" build "$b" "$c" "$d" "$rows") || die "build $b $c failed"
     t1=$(date +%s.%N)
-    echo "$rows" >"$d.built"
-    printf 'build %s %s rows=%s seconds=%.1f size_bytes=%s\n' "$b" "$c" "$rows" \
-      "$(awk "BEGIN{print $t1 - $t0}")" "$size" | tee -a "$out/builds.txt" >&2
+    line=$(printf 'build %s %s rows=%s seconds=%.1f size_bytes=%s' "$b" "$c" "$rows" \
+      "$(awk "BEGIN{print $t1 - $t0}")" "$size")
+    printf '%s\n%s\n' "$rows" "$line" >"$d.built"
+    echo "$line" | tee -a "$out/builds.txt" >&2
   done
 done
 du -s --block-size=1 "$data" >&2
