@@ -55,6 +55,8 @@ def fmt_num(x):
         return f"{x / 1e3:.1f} k"
     if x >= 100:
         return f"{x:.0f}"
+    if 0 < x < 1:
+        return f"{x:.3g}"
     return f"{x:.2f}"
 
 

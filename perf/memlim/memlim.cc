@@ -844,7 +844,7 @@ int run_query(int argc, char** argv) {
     const double secs = std::chrono::duration<double>(b.t - a.t).count();
     const double dn = double(std::max<uint64_t>(n, 1));
     std::printf(
-        "%s %s budget=%llu ops_per_s=%.1f bytes_read_per_op=%.1f majflt_per_op=%.3f "
+        "%s %s budget=%llu ops_per_s=%.6g bytes_read_per_op=%.1f majflt_per_op=%.3f "
         "size_bytes=%llu peak_rss_bytes=%llu case=%s phase=%s rows=%llu rep=%d ops=%llu "
         "seconds=%.3f entries=%llu checksum=%016llx\n",
         engine.c_str(), workload.c_str(), (unsigned long long)budget_mib,
