@@ -229,6 +229,10 @@ void IndexFile::set_cache_frames(size_t frames) {
   impl_->cache_frames = frames;
 }
 
+void IndexFile::set_cache_bytes(size_t bytes) {
+  set_cache_frames(BufferPool::frames_within(bytes, page_size()));
+}
+
 BTree& IndexFile::tree(const std::string& name) {
   Impl& im = *impl_;
   auto it = im.trees.find(name);

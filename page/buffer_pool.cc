@@ -58,6 +58,10 @@ size_t BufferPool::frames_for(size_t bytes, uint32_t page_size) {
   return n < kMinFrames ? kMinFrames : n;
 }
 
+size_t BufferPool::frames_within(size_t bytes, uint32_t page_size) {
+  return frames_for(bytes, page_size + page_size / 4);
+}
+
 BufferPool::BufferPool(PageFile& file, size_t frames, PageCheck check)
     : file_(file), page_size_(file.page_size()), check_(check) {
   if (page_size_ == 0) throw UsageError(fmt::format("{}: page size not known", file.path()));

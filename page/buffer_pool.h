@@ -164,6 +164,9 @@ class BufferPool {
   static constexpr size_t kDefaultBytes = size_t{64} << 20;
   /// Frames for a budget of `bytes` at `page_size` (at least kMinFrames).
   static size_t frames_for(size_t bytes, uint32_t page_size);
+  /// Frames whose pages and page directories (at most a quarter page each) fit a memory
+  /// budget of `bytes`: bytes / (page_size + page_size / 4), at least kMinFrames.
+  static size_t frames_within(size_t bytes, uint32_t page_size);
   /// Fewest frames a pool may have: enough for a writer's and a few readers' pins.
   static constexpr size_t kMinFrames = 8;
 

@@ -1,6 +1,7 @@
 // Shared pieces of pbtree-bench: the in-process data sets (fixed seeds), the key formats under
-// test, temporary directories, a one-slot fixture cache (so at most one big structure lives at
-// a time), a byte-counting allocator for the in-memory peers, and the benchmark naming scheme
+// test, temporary directories, a fixture cache (every contender's structures of one row count
+// alive at once, so interleaved repetitions do not rebuild them), a byte-counting allocator
+// for the in-memory peers, the benchmark naming scheme
 // `<workload>/<contender>/<type>[.<key format>]/<rows>[/<variant>]`, the scan checksum every
 // contender folds its entries into, and a count of operator new calls (allocations per op).
 #pragma once
@@ -116,8 +117,9 @@ class TempDir {
   std::string path_;
 };
 
-/// One-slot cache of big fixtures: returns the object stored under `key`, building it with
-/// `make` after destroying whatever the slot held (so memory stays bounded).
+/// Cache of big fixtures: returns the object stored under `key` (which ends in "/<rows>"),
+/// building it with `make`; a key of another row count first destroys every fixture held (so
+/// memory stays bounded by one row count's structures).
 std::shared_ptr<void> cached_fixture(const std::string& key,
                                      const std::function<std::shared_ptr<void>()>& make);
 template <class T>

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <new>
 #include <numeric>
@@ -40,8 +41,8 @@ namespace {
 std::shared_ptr<Dataset> g_dataset;
 std::shared_ptr<std::vector<std::pair<int64_t, int64_t>>> g_sorted;
 uint64_t g_sorted_rows = 0;
-std::string g_fixture_key;
-std::shared_ptr<void> g_fixture;
+std::string g_fixture_rows;  // the row count of every fixture in g_fixtures
+std::map<std::string, std::shared_ptr<void>> g_fixtures;
 }  // namespace
 
 const Dataset& dataset(uint64_t rows) {
@@ -116,17 +117,24 @@ TempDir::~TempDir() {
 
 std::shared_ptr<void> cached_fixture(const std::string& key,
                                      const std::function<std::shared_ptr<void>()>& make) {
-  if (g_fixture && g_fixture_key == key) return g_fixture;
-  g_fixture.reset();
-  g_fixture_key.clear();
-  g_fixture = make();
-  g_fixture_key = key;
-  return g_fixture;
+  // Keys end in "/<rows>". Every fixture of one row count stays alive, so that repetitions
+  // interleaved across contenders (--benchmark_enable_random_interleaving, perf/run.sh) do
+  // not rebuild them; a fixture of another row count drops them all first (memory bound:
+  // every contender's structures at one size, ~4 GB at 10^7 rows).
+  const std::string rows = key.substr(key.rfind('/') + 1);
+  if (auto it = g_fixtures.find(key); it != g_fixtures.end()) return it->second;
+  if (rows != g_fixture_rows) {
+    g_fixtures.clear();
+    g_fixture_rows = rows;
+  }
+  auto f = make();
+  g_fixtures[key] = f;
+  return f;
 }
 
 void drop_fixture() {
-  g_fixture.reset();
-  g_fixture_key.clear();
+  g_fixtures.clear();
+  g_fixture_rows.clear();
 }
 
 std::vector<uint64_t> insert_sizes() {

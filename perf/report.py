@@ -21,8 +21,10 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
-PEERS = ["absl", "vector", "sqlite", "lmdb"]
+PEERS = ["absl", "vector", "sqlite", "lmdb", "rocksdb"]
 # Headline metric per workload: "time" (ns/op, lower is better) or "rate" (keys/s, higher).
 HEADLINE = {
     "unique_scan": "time",
@@ -50,12 +52,16 @@ WHAT = {
                   "threads; vector std::sort; absl btree_multimap from the unsorted range; "
                   "sqlite CREATE INDEX; wall clock",
     "random_insert": "insert every ID in a random order into an empty unique index/table, "
-                     "final commit with fsync timed (pbtree: build_key + BTree::insert, all pages "
-                     "in the buffer pool, then IndexFile::flush; lmdb: one write transaction "
-                     "without MDB_NOSYNC; sqlite: one transaction, synchronous=FULL, no journal; "
-                     "absl: no commit); wall clock; at 10^7 pbtree runs bigint.decimal128 on the "
+                     "then the durable commit, all timed on the wall clock (pbtree: build_key + "
+                     "BTree::insert, all pages in the buffer pool, then IndexFile::commit and "
+                     "checkpoint; lmdb: one write transaction and its fsyncing commit, variants "
+                     "lmdb-writemap (MDB_WRITEMAP) and lmdb-nosync (MDB_NOSYNC: no fsync); "
+                     "sqlite: one transaction, rollback journal, synchronous=FULL, variants "
+                     "sqlite-wal-normal / sqlite-wal-full (commit + wal_checkpoint(TRUNCATE)); "
+                     "rocksdb: Put per row, SyncWAL, Flush; absl: no commit; perf/PEERS.md says "
+                     "what each commit guarantees); at 10^7 pbtree runs bigint.decimal128 on the "
                      "Firebird layout only",
-    "increasing_insert": "as random_insert, IDs in increasing order",
+    "increasing_insert": "as random_insert, IDs in increasing order (lmdb: MDB_APPEND)",
 }
 
 
@@ -117,6 +123,9 @@ def load(paths):
             continue
         scale = UNIT_NS.get(b.get("time_unit", "ns"), 1.0)
         cv = cvs.get(rn)
+        # Every repetition's (time, rate), by repetition index: the ratio ranges pair them.
+        reps = sorted(singles.get(rn, []), key=lambda x: x.get("repetition_index", 0))
+        meta["reps"] = [metric(x, meta["workload"]) for x in reps]
         if meta["workload"] == "bulk_build" and "wall_ns_per_op" in b:
             meta["time"] = b["wall_ns_per_op"]
             meta["rate"] = b.get("wall_items_per_second")
@@ -134,6 +143,16 @@ def load(paths):
                                               "allocs_per_insert", "dir_bytes") if k in b}
         out.append(meta)
     return out, context
+
+
+def metric(b, workload):
+    """(time in ns per op, rate in items/s) of one benchmark row, as load() takes them."""
+    scale = UNIT_NS.get(b.get("time_unit", "ns"), 1.0)
+    if workload == "bulk_build" and "wall_ns_per_op" in b:
+        return b["wall_ns_per_op"], b.get("wall_items_per_second")
+    if workload in REAL_TIME:
+        return b["real_time"] * scale, b.get("items_per_second")
+    return b["cpu_time"] * scale, b.get("items_per_second")
 
 
 def fmt_time(ns):
@@ -179,6 +198,48 @@ def ratio(results, r, peer):
     if r.get("rate") and p.get("rate"):
         return r["rate"] / p["rate"]
     return None
+
+
+def ratio_range(results, r, peer):
+    """(median, min, max) of pbtree ÷ peer over the repetitions, repetition i against
+    repetition i (both ran interleaved in the same run); the median aggregate's ratio when
+    the repetitions are missing. None without a peer."""
+    p = find_peer(results, r, peer)
+    if p is None or "error" in r:
+        return None
+    kind = HEADLINE.get(r["workload"], "rate")
+    xs = []
+    for (rt, rr), (pt, pr) in zip(r.get("reps", []), p.get("reps", [])):
+        if kind == "time" and pt:
+            xs.append(rt / pt)
+        elif kind == "rate" and rr and pr:
+            xs.append(rr / pr)
+    x = ratio(results, r, peer)
+    if not xs:
+        return (x, x, x) if x is not None else None
+    return (x if x is not None else statistics.median(xs), min(xs), max(xs))
+
+
+def floor_verdict(kind, lo, hi, bound):
+    """"met" when every per-repetition ratio meets the bound, "not met" when none does,
+    "within noise" when the range straddles it."""
+    ok_lo = (lo >= bound) if kind == "rate" else (lo <= bound)
+    ok_hi = (hi >= bound) if kind == "rate" else (hi <= bound)
+    if ok_lo and ok_hi:
+        return "met"
+    if not ok_lo and not ok_hi:
+        return "not met"
+    return "within noise"
+
+
+def combine(verdicts):
+    """One verdict over many cases: any "not met" wins, then "within noise"."""
+    if not verdicts:
+        return "not measured"
+    for v in ("not met", "within noise"):
+        if v in verdicts:
+            return v
+    return "met"
 
 
 def cpu_model():
@@ -230,27 +291,33 @@ def spread(r):
     return f"±{r['cv'] * 100:.1f}%" if r.get("cv") is not None else "±?"
 
 
-# Issue 15's table: (workload, peer, floor, goal). For "time" workloads a ratio must be <= the
-# bound, for "rate" workloads >= the bound.
+# Cached floors (issue 31's last row, against the tuned peers; goals from issue 15): (workload,
+# peer, floor, goal). For "time" workloads a ratio must be <= the bound, for "rate" workloads
+# >= the bound.
 VS_PEERS = [
     ("unique_scan", "lmdb", 1.0, None), ("unique_scan", "absl", None, 1.0),
     ("narrow_scan", "lmdb", 1.0, None), ("narrow_scan", "absl", None, 0.7),
-    ("wide_scan", "absl", 1.0, 2.0), ("full_scan", "absl", 1.0, 2.0),
+    ("wide_scan", "absl", 1.0, 2.0), ("full_scan", "absl", None, 2.0),
     ("random_insert", "lmdb", 0.7, None), ("random_insert", "absl", None, 1.0),
     ("increasing_insert", "lmdb", 1.0, None), ("increasing_insert", "absl", None, 0.5),
 ]
+FLOOR_LINES = []  # "floor: verdict" lines report.py prints on stdout
 
 
 def vs_peers_section(results):
-    """Issue 15's "pbtree against LMDB and abseil": every pbtree case (both layouts, every key
-    format and size) as a ratio to the peer on the same workload and rows in this run."""
+    """pbtree against the tuned peers: every pbtree case (both layouts, every key format and
+    size) as a ratio to the peer on the same workload and rows, with the range of its
+    per-repetition ratios, and a verdict per bound: met / not met / within noise."""
     L = ["## pbtree against LMDB and abseil", "",
-         "Each ratio is pbtree ÷ peer on the same workload, rows and run, from the median of "
-         "the repetitions; the spread is the cv of pbtree's and the peer's repetitions. "
-         "unique_scan (lookup) compares **times** (the bound is a maximum); the other workloads "
-         "compare **rates** (the bound is a minimum). Floors are the issue's musts, goals its "
-         "wishes. pbtree = Firebird node layout, pbtree-compact = compact layout.", "",
-         "| workload | peer | bound | verdict | cases | worst | ratios (contender type.format@rows: ratio, spreads) |",
+         "Each ratio is pbtree ÷ peer on the same workload, rows and run: the median's ratio, "
+         "then [min–max] of the per-repetition ratios (repetition i of pbtree against "
+         "repetition i of the peer; repetitions ran interleaved in random order). unique_scan "
+         "(lookup) compares **times** (the bound is a maximum); the other workloads compare "
+         "**rates** (the bound is a minimum). Verdict: **met** when every per-repetition ratio "
+         "of every case meets the bound, **not met** when some case misses it in every "
+         "repetition, **within noise** otherwise. pbtree = Firebird node layout, "
+         "pbtree-compact = compact layout.", "",
+         "| workload | peer | bound | verdict | cases | worst range | ratios (contender type.format@rows: ratio [min–max]) |",
          "|---|---|---|---|---|---|---|"]
     summary = []
     for w, peer, floor, goal in VS_PEERS:
@@ -258,25 +325,27 @@ def vs_peers_section(results):
         cases = []
         for contender in ("pbtree", "pbtree-compact"):
             for r in sel(results, w, contender):
-                p = find_peer(results, r, peer)
-                x = ratio(results, r, peer)
-                if x is not None:
-                    cases.append((r, p, x))
+                rr = ratio_range(results, r, peer)
+                if rr is not None and rr[0] is not None:
+                    cases.append((r, rr))
         cases.sort(key=lambda c: sort_key(c[0]))
         for what, bound in (("floor", floor), ("goal", goal)):
             if bound is None:
                 continue
-            oks = [(x <= bound) if kind == "time" else (x >= bound) for _, _, x in cases]
-            worst = (max if kind == "time" else min)([x for _, _, x in cases], default=None)
-            ev = ", ".join(f"{r['contender']} {r['type']}.{r['format']}@{r['rows']:.0e}: {x:.2f} "
-                           f"({spread(r)}, {peer} {spread(p)})" for r, p, x in cases)
+            vs = [floor_verdict(kind, lo, hi, bound) for _, (x, lo, hi) in cases]
+            v = combine(vs)
+            worst = None
+            if cases:
+                worst = (max if kind == "time" else min)(cases, key=lambda c: c[1][0])[1]
+            ev = ", ".join(f"{r['contender']} {r['type']}.{r['format']}@{r['rows']:.0e}: "
+                           f"{x:.2f} [{lo:.2f}–{hi:.2f}]" for r, (x, lo, hi) in cases)
             op = "≤" if kind == "time" else "≥"
-            L.append(f"| {w} | {peer} | {what} {op} {bound:g}× | {verdict(oks)} | {len(cases)} | "
-                     f"{worst:.2f} |" if worst is not None else
-                     f"| {w} | {peer} | {what} {op} {bound:g}× | not measured | 0 | — |")
-            L[-1] += f" {ev} |"
+            wtxt = f"{worst[0]:.2f} [{worst[1]:.2f}–{worst[2]:.2f}]" if worst else "—"
+            L.append(f"| {w} | {peer} | {what} {op} {bound:g}× | {v} | {len(cases)} | {wtxt} | "
+                     f"{ev} |")
             if what == "floor":
-                summary.append((w, peer, verdict(oks)))
+                summary.append((w, peer, v))
+                FLOOR_LINES.append(f"cached {w} vs {peer} {op} {bound:g}x: {v} (worst {wtxt})")
     # decimal128 vs rescaled-double BIGINT unique lookup: <= +5% (floor), <= 0% (goal)
     ev, oks5, oks0 = [], [], []
     for contender in ("pbtree", "pbtree-compact"):
@@ -326,7 +395,7 @@ def vs_peers_section(results):
             ev.append(f"{r['workload']} {r['contender']} {r['type']}.{r['format']}@{r['rows']:.0e}: "
                       + ", ".join(bits))
     L.append("")
-    met = sum(1 for _, _, v in summary if v == "MET")
+    met = sum(1 for _, _, v in summary if v in ("met", "MET"))
     L.insert(2, f"Floors met: {met} of {len(summary)}. " +
              "; ".join(f"{w}{' vs ' + p if p else ''}: {v}" for w, p, v in summary) + ".")
     L.insert(3, "")
@@ -450,17 +519,31 @@ def main():
     ap.add_argument("--load-rss", default="", help="output of perf/load_rss.sh")
     ap.add_argument("--load-command", default="")
     ap.add_argument("--load-budget-mib", type=int, default=256)
-    ap.add_argument("json", nargs="+")
+    ap.add_argument("--note", default="", help="a paragraph put under the title (e.g. what run "
+                    "this is, when it is not the full perf/run.sh)")
+    ap.add_argument("--html", default="", help="also write this HTML page with SVG charts")
+    ap.add_argument("--memlim", default="", help="perf/memory_limited.sh's memlim.txt")
+    ap.add_argument("--memlim-fio", default="", help="its fio.txt")
+    ap.add_argument("--memlim-elapsed", default="", help="its elapsed.txt")
+    ap.add_argument("--memlim-builds", default="", help="its builds.txt")
+    ap.add_argument("--memlim-main-budget", type=int, default=512,
+                    help="budget (MiB) of the issue's 512 MiB floors (scaled runs: less)")
+    ap.add_argument("--memlim-small-budget", type=int, default=128,
+                    help="budget (MiB) of the issue's 128 MiB floor")
+    ap.add_argument("json", nargs="*")
     a = ap.parse_args()
-    results, context = load(a.json)
-    if not results:
+    results, context = load(a.json) if a.json else ([], {})
+    if not results and not a.memlim:
         sys.exit("report.py: no benchmark results in " + " ".join(a.json))
+    errors = [r for r in results if "error" in r]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     L = []
     L.append("# pbtree performance results")
     L.append("")
     L.append("Generated by `perf/run.sh` (perf/report.py); do not edit by hand.")
     L.append("")
+    if a.note:
+        L += [f"**{a.note}**", ""]
     L.append(f"- Date: run started {context.get('date', '?')}, report written "
              f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}"
              + (f" (suite took {a.elapsed})" if a.elapsed else ""))
@@ -492,9 +575,25 @@ def main():
              "pages allocated); sqlite = dbstat bytes of the b-tree (table `t` for ID, index "
              "`t_col` for COL); lmdb = pages × 4096 (mdb_stat for `id`; environment's used pages "
              "minus `id`'s for the DUPSORT `col`); absl = bytes requested through a counting "
-             "allocator (malloc overhead excluded); vector = capacity × 16 bytes (estimate).")
+             "allocator (malloc overhead excluded); vector = capacity × 16 bytes (estimate); "
+             "rocksdb = total SST file bytes. Peer settings and their sources: perf/PEERS.md.")
     L.append("")
-    L += vs_peers_section(results)
+    memlim = None
+    if a.memlim:
+        import memlim_report
+
+        def text(p):
+            try:
+                with open(p) as f:
+                    return f.read()
+            except OSError:
+                return ""
+        memlim = memlim_report.section(a.memlim, text(a.memlim_fio), text(a.memlim_elapsed),
+                                       text(a.memlim_builds), a.memlim_main_budget,
+                                       a.memlim_small_budget)
+    L += vs_peers_section(results) if results else []
+    if memlim:
+        L += memlim[0]
     load_lines = []
     if a.load_rss:
         with open(a.load_rss) as f:
@@ -536,8 +635,37 @@ def main():
                     cells.append(f"{x:.3f}" if x is not None else "")
             L.append("| " + " | ".join(cells) + " |")
         L.append("")
+    if errors:
+        L.insert(2, "**FAILED cases (the run fails):** " + "; ".join(
+            f"{r['name']}: {r['error']}" for r in errors))
+        L.insert(3, "")
     with open(a.out, "w") as f:
         f.write("\n".join(L) + "\n")
+    if a.html:
+        try:
+            import report_html
+        except ImportError as e:
+            sys.exit(f"report.py: --html needs matplotlib (Debian: python3-matplotlib, run with "
+                     f"/usr/bin/python3): {e}")
+        charts = [
+            ("pbtree ÷ each peer, per workload (bars: median; whiskers: per-repetition range)",
+             report_html.ratio_chart(results, ratio_range,
+                                     ["unique_scan", "narrow_scan", "wide_scan", "full_scan",
+                                      "random_insert", "increasing_insert"],
+                                     ["lmdb", "absl", "sqlite", "rocksdb"], HEADLINE)),
+            ("Bytes per entry against lookups per second", report_html.size_speed_chart(results)),
+        ]
+        if memlim:
+            charts.append(("Memory-limited: ops/s and bytes read per op against the budget "
+                           "(unique BIGINT ID)", report_html.memlim_chart(memlim[3])))
+        report_html.write(a.html, L, charts)
+    for line in FLOOR_LINES + (memlim[1] if memlim else []):
+        print(line)
+    failed = [f"{r['name']}: {r['error']}" for r in errors] + (memlim[2] if memlim else [])
+    if failed:
+        for f_ in failed:
+            print("report.py: FAILED " + f_, file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

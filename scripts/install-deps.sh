@@ -9,7 +9,10 @@ PACKAGES=(
   libboost-dev libtbb-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
   libzstd-dev zstd libcli11-dev libfmt-dev nlohmann-json3-dev libisal-dev python3
   # benchmark peers
-  libsqlite3-dev liblmdb-dev libabsl-dev
+  libsqlite3-dev liblmdb-dev libabsl-dev librocksdb-dev
+  # perf/memory_limited.sh (disk's random read rate) and perf/report.py's charts; chromium
+  # renders perf/results.html headless to check it
+  fio python3-matplotlib chromium
   # libFuzzer targets (fuzz/, PBTREE_FUZZ): clang 14 and its runtime (fuzzer, sanitizers)
   clang libclang-rt-14-dev llvm
   # real Firebird 3.0.11 for tests/firebird (isql-fb, fbstat, gfix; embedded engine, no server)

@@ -185,6 +185,13 @@ class IndexFile {
   /// Frames of the buffer pool behind tree(); default BufferPool::kDefaultBytes worth. Only
   /// before the first tree() call (UsageError after).
   void set_cache_frames(size_t frames);
+  /// Sizes the buffer pool to a memory budget of `bytes`: as many frames as fit when each
+  /// costs its page plus the page directory searches build for it (at most a quarter of the
+  /// page, node/page_directory.h), i.e. bytes / (page_size × 5/4), at least 8 frames. Give
+  /// it the memory left for this index (e.g. a container's limit minus the process's own
+  /// needs): pages are then read once and searched from the pool, not re-read through the
+  /// OS page cache. Only before the first tree() call (UsageError after).
+  void set_cache_bytes(size_t bytes);
   /// Threads bulk_load builds leaf pages on (0, the default: std::thread::hardware_concurrency).
   /// The file's bytes are the same at any count.
   void set_build_threads(uint32_t threads);

@@ -62,6 +62,20 @@ TEST(FileBtreeTreeFile, InsertedEntriesSurviveFlushAndReopen) {
   EXPECT_THROW(t.insert(key_of(d, Value::exact(-1)), 5), UsageError);  // read-only file
 }
 
+TEST(FileBtreeTreeFile, CacheBytesSizesThePoolToTheBudget) {
+  TempPath tmp;
+  IndexDefinition d = def_of("BY_ID", "bigint", true, false);
+  {
+    auto f = IndexFile::open_or_create(tmp.path(), 8192);
+    f->create_index(d);
+    f->close();
+  }
+  auto f = IndexFile::open(tmp.path(), false);
+  f->set_cache_bytes(size_t{64} << 20);  // 64 MiB / 10 KiB per 8 KiB frame
+  EXPECT_EQ(f->tree("BY_ID").pool().frame_count(), 6553u);
+  EXPECT_THROW(f->set_cache_bytes(size_t{1} << 20), UsageError);  // the pool exists
+}
+
 TEST(FileBtreeTreeFile, RemovesOfABulkBuiltIndexAreDurable) {
   TempPath tmp;
   IndexDefinition d = def_of("V", "varchar(20)", false, true);

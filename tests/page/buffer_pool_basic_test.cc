@@ -145,6 +145,13 @@ TEST(PageBufferPoolBasic, DefaultBudgetIs64MiB) {
   EXPECT_EQ(BufferPool::frames_for(1000, 8192), BufferPool::kMinFrames);
 }
 
+TEST(PageBufferPoolBasic, MemoryBudgetCountsAQuarterPagePerFrameForTheDirectory) {
+  // 8 KiB pages cost 10 KiB each: 100 frames in 1,000 KiB; never fewer than kMinFrames.
+  EXPECT_EQ(BufferPool::frames_within(1000 * 1024, 8192), 100u);
+  EXPECT_EQ(BufferPool::frames_within(size_t{512} << 20, 4096), 104857u);
+  EXPECT_EQ(BufferPool::frames_within(1000, 8192), BufferPool::kMinFrames);
+}
+
 TEST(PageBufferPoolBasic, LargeTreeInA64PagePool) {
   // 10^5 keys need ~170 pages of 4 KiB; the pool holds 64. Lookups must read pages one by
   // one: 10^5 random lookups. PBTREE_POOL_KEYS=10000000 makes it the 10^7-key run.
