@@ -210,6 +210,14 @@ int Wal::open_log(Io& io, const std::string& path, bool writable, bool create) {
   int fd = io.open(path, flags, 0644);
   if (fd < 0) {
     if (errno == ENOENT) return -1;
+    if (create && (errno == EACCES || errno == EROFS || errno == EPERM)) {
+      const size_t slash = path.rfind('/');
+      throw IoError(fmt::format("{}: cannot create the log: {}; the directory {} must be "
+                                "writable for the log",
+                                path, errno_text(),
+                                slash == std::string::npos ? "." : path.substr(0, slash + 1)),
+                    errno, "open", path);
+    }
     if (errno == ELOOP) {
       throw IoError(fmt::format("{}: the log is a symbolic link: refused", path), ELOOP, "open",
                     path);
@@ -279,17 +287,7 @@ std::unique_ptr<Wal> Wal::open_writer(Io& io, int db_fd, const std::string& db_p
     if (!create) return nullptr;
     record_log_path(db_fd, db_path, path);
     fd = open_log(io, path, true, true);
-    if (fd < 0) {
-      const int e = errno;
-      const std::string dir = std::filesystem::path(path).parent_path().string();
-      throw IoError(fmt::format("{}: cannot create the log: {}{}", path, std::strerror(e),
-                                e == EACCES || e == EROFS || e == EPERM
-                                    ? fmt::format("; the directory {} must be writable for the "
-                                                  "log of {}",
-                                                  dir.empty() ? "." : dir, db_path)
-                                    : ""),
-                    e, "open", path);
-    }
+    if (fd < 0) throw IoError(fmt::format("{}: cannot create: {}", path, errno_text()));
   }
   std::unique_ptr<Wal> wal(new Wal(io, db_fd, db_path, path, fd, page_size, true));
   wal->file_id_ = db.file_id;
