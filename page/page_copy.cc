@@ -33,9 +33,10 @@ std::string dir_of(const std::string& path) {
 
 void copy_pages_to_new_file(const PageFile& from, uint32_t page_count, const std::string& dest) {
   if (Wal::is_log_name(dest)) {
-    throw UsageError(fmt::format("{}: a name ending in -wal is where pbtree keeps the log of a "
-                                 "file: choose another destination",
-                                 dest));
+    throw UsageError(
+        fmt::format("{}: a name ending in -wal is where pbtree keeps the log of a "
+                    "file: choose another destination",
+                    dest));
   }
   struct stat st;
   if (::lstat(dest.c_str(), &st) == 0) throw UsageError(fmt::format("{}: exists already", dest));

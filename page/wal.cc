@@ -63,8 +63,8 @@ std::string recorded_log_path(int db_fd) {
 
 bool same_file(const std::string& a, const std::string& b) {
   struct stat sa, sb;
-  return ::lstat(a.c_str(), &sa) == 0 && ::lstat(b.c_str(), &sb) == 0 &&
-         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  return ::lstat(a.c_str(), &sa) == 0 && ::lstat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
 }
 
 // True if `path` is a version 4 log started by the db file `db` (bytes 40..55).
@@ -111,8 +111,7 @@ void record_log_path(int db_fd, const std::string& db_path, const std::string& l
       }
       return;
     }
-    throw IoError(fmt::format("{}: cannot record where its log is: {}", db_path,
-                              std::strerror(e)),
+    throw IoError(fmt::format("{}: cannot record where its log is: {}", db_path, std::strerror(e)),
                   e, "fsetxattr", db_path);
   }
   if (::fsync(db_fd) != 0) {
@@ -137,8 +136,8 @@ std::string set_aside(Io& io, const std::string& log) {
     }
     if (errno != EEXIST) break;
   }
-  throw IoError(fmt::format("{}: cannot set the log aside: {}", log, std::strerror(errno)),
-                errno, "rename", log);
+  throw IoError(fmt::format("{}: cannot set the log aside: {}", log, std::strerror(errno)), errno,
+                "rename", log);
 }
 
 }  // namespace

@@ -190,8 +190,8 @@ class Wal {
   bool failed() const;
 
  private:
-  Wal(Io& io, int db_fd, std::string db_path, std::string log_path, int log_fd,
-      uint32_t page_size, bool writable);
+  Wal(Io& io, int db_fd, std::string db_path, std::string log_path, int log_fd, uint32_t page_size,
+      bool writable);
   static int open_log(Io& io, const std::string& path, bool writable, bool create);
   void check_usable() const;  // mutex held
   void fail(const std::string& what);

@@ -221,9 +221,10 @@ std::string wal_rejection(const WalScan& s, const DbIdentity& db) {
                        db.counter);
   }
   if (s.version >= kWalVersion && db.counter != s.base && db.counter != s.counter) {
-    return fmt::format("the log starts after commit {} and ends at commit {}, the file is at "
-                       "commit {}",
-                       s.base, s.counter, db.counter);
+    return fmt::format(
+        "the log starts after commit {} and ends at commit {}, the file is at "
+        "commit {}",
+        s.base, s.counter, db.counter);
   }
   return {};
 }

@@ -38,8 +38,7 @@ void add_checkpoint_command(CLI::App& app, TreeCommands& commands) {
     auto file = IndexFile::open(args->db, true);
     // Frames folded in at open (a log left by a writer) count as copied by this command.
     const WalRecovery folded = file->log_recovery();
-    const uint32_t frames =
-        (folded.replayed ? folded.frames : 0) + file->log_committed_frames();
+    const uint32_t frames = (folded.replayed ? folded.frames : 0) + file->log_committed_frames();
     if (!file->checkpoint(args->wait_ms)) {
       throw LockedError(fmt::format("{}: checkpoint deferred: readers still hold snapshots after "
                                     "{} ms",

@@ -113,8 +113,10 @@ TEST_F(PageWalFileIdentity, LeftoverLogIsSetAsideWhenANewFileIsCreated) {
   auto [r, err] = run_capturing(
       {"load", db_, "--index", "J", "--type", "integer", "--input", csv, "--page-size", "4096"});
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(err, "pbtree: warning: " + log_ + ": log left without its file: not replayed, set "
-                 "aside as " + log_ + ".aside-1\n");
+  EXPECT_EQ(err, "pbtree: warning: " + log_ +
+                     ": log left without its file: not replayed, set "
+                     "aside as " +
+                     log_ + ".aside-1\n");
   EXPECT_FALSE(std::filesystem::exists(log_));
   EXPECT_TRUE(read_bytes(log_ + ".aside-1") == log_bytes);
   auto v = run({"verify", db_});
