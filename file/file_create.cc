@@ -101,6 +101,8 @@ std::string temporary_prefix(const std::string& path) {
 
 bool create_file_with(const std::string& path, uint32_t page_size,
                       const std::function<void(IndexFile&)>& fill) {
+  // Before any work: a file at the log path that is not a log refuses the creation.
+  if (::access(path.c_str(), F_OK) != 0) Wal::clear_orphan_log(posix_io(), path);
   const std::string temp = write_temporary(path, page_size);
   try {
     {
@@ -114,12 +116,8 @@ bool create_file_with(const std::string& path, uint32_t page_size,
       throw IoError(fmt::format("{}: the log of the new file could not be applied", path));
     }
     // A log under the final name without its file belongs to no file: never let it meet the
-    // new one (it would be refused by its file id anyway).
-    const std::string stale = Wal::log_path(path);
-    if (::access(path.c_str(), F_OK) != 0 && ::unlink(stale.c_str()) == 0) {
-      std::fprintf(stderr, "pbtree: warning: %s: log left without its file: removed\n",
-                   stale.c_str());
-    }
+    // new one (removed, or set aside if it holds commits; not a log: left alone, refused).
+    if (::access(path.c_str(), F_OK) != 0) Wal::clear_orphan_log(posix_io(), path);
     if (!publish(temp, path)) {
       remove_temporary(temp);
       return false;

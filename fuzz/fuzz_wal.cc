@@ -126,15 +126,23 @@ const Pristine& pristine() {
 }
 
 void fix_log(std::vector<uint8_t>& log, bool keep_numbers, bool own_file, const DbIdentity& db) {
-  if (log.size() < kWalHeaderSize) return;
+  if (log.size() < kWalHeaderSizeV3) return;
   uint8_t* h = log.data();
+  const bool v4 = get_u32(h + 8) == kWalVersion;  // 64-byte header, else a 40-byte one
+  const size_t header_size = v4 ? kWalHeaderSize : kWalHeaderSizeV3;
+  if (log.size() < header_size) return;
   if (own_file) put_u64(h + 24, db.file_id);
-  put_u32(h + 32, wal_crc(h, 32));
+  if (v4) {
+    if (own_file) put_u64(h + 32, db.counter);  // the base commit
+    put_u32(h + 56, wal_crc(h, 56));
+  } else {
+    put_u32(h + 32, wal_crc(h, 32));
+  }
   const uint32_t ps = get_u32(h + 12);
   if (ps < 4096 || ps > 32768 || (ps & (ps - 1)) != 0) return;
   const uint64_t salt = get_u64(h + 16);
   std::vector<uint32_t> crcs;
-  size_t off = kWalHeaderSize;
+  size_t off = header_size;
   while (off + kWalFrameHeaderSize <= log.size()) {
     uint8_t* f = log.data() + off;
     const uint32_t kind = get_u32(f);

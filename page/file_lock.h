@@ -15,8 +15,10 @@
 // The design is SQLite's WAL mode without its shared-memory index (docs/FORMAT.md §3):
 // a second writer fails with LockedError (after an optional busy timeout); a reader takes the
 // gate, then the readers byte, then drops the gate, so a checkpoint that holds the gate keeps
-// new readers out while it waits for the old ones; a checkpoint needs both exclusively and is
-// deferred (the log keeps growing) while any reader holds a snapshot.
+// new readers out while it copies; a checkpoint needs both exclusively and is deferred (the
+// log keeps growing) while any reader holds a snapshot; one that waits for readers holds the
+// gate only for each try (page/wal.cc), so new readers never wait for it. The locks are on
+// the inode: every name of the file (hard link, symbolic link, bind mount) shares them.
 #pragma once
 
 #include <sys/types.h>

@@ -3,6 +3,7 @@
 #include "page/page_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -53,18 +54,24 @@ PageFile::~PageFile() {
 }
 
 PageFile PageFile::open(const std::string& path, bool writable, Io& io, int busy_timeout_ms) {
-  int fd = io.open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0);
+  // O_NONBLOCK: a FIFO (or a device) at the path must not block the open; the file is
+  // checked to be regular before anything else, then the flag is dropped.
+  int fd = io.open(path, (writable ? O_RDWR : O_RDONLY) | O_NONBLOCK | O_CLOEXEC, 0);
   if (fd < 0) {
     throw IoError(fmt::format("{}: cannot open: {}", path, errno_text()), errno, "open", path);
   }
   PageFile file(io, fd, path, 0);
   if (!io.is_regular(fd)) throw IoError(fmt::format("{}: not a regular file", path));
+  const int fl = ::fcntl(fd, F_GETFL);
+  if (fl >= 0) ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
   if (writable) {
     const int wait = busy_timeout_ms < 0 ? default_busy_timeout_ms() : busy_timeout_ms;
     if (!lock_within(fd, LockByte::Writer, true, wait, path)) {
-      throw LockedError(fmt::format("{}: locked: another writer has the file open{}", path,
-                                    wait > 0 ? fmt::format(" (waited {} ms)", wait) : ""),
-                        path);
+      throw LockedError(
+          fmt::format("{}: locked: another writer has the file open{}; a busy timeout waits "
+                      "for it (pbtree --busy-timeout MS)",
+                      path, wait > 0 ? fmt::format(" (waited {} ms)", wait) : ""),
+          path);
     }
   } else {
     // A snapshot: past the gate (a checkpoint in progress holds it), then the readers lock,
@@ -86,11 +93,17 @@ PageFile PageFile::open(const std::string& path, bool writable, Io& io, int busy
     if (!got) throw IoError(fmt::format("{}: readers lock refused", path));
   }
   DbIdentity id = file.identity();
-  if (!id.pbtree) id = DbIdentity{};  // no header (yet): a log of file id 0, any page size
+  if (!id.pbtree) {
+    // no header (yet): a log of file id 0, any page size
+    DbIdentity none;
+    none.dev = id.dev;
+    none.ino = id.ino;
+    id = none;
+  }
   if (writable) {
     file.wal_ = Wal::open_writer(io, fd, path, id, false, file.recovery_);
   } else {
-    file.wal_ = Wal::open_snapshot(io, path, id);
+    file.wal_ = Wal::open_snapshot(io, fd, path, id);
     if (file.wal_) file.recovery_ = file.wal_->recovery();
   }
   return file;
@@ -101,15 +114,13 @@ DbIdentity PageFile::identity() const {
 }
 
 PageFile PageFile::create(const std::string& path, uint32_t page_size, Io& io) {
+  struct stat st;
+  // The file does not exist, so a log of that name belongs to none: never replay it into
+  // the new file (removed, set aside, or, not being a log, left alone and refused).
+  if (::lstat(path.c_str(), &st) != 0) Wal::clear_orphan_log(io, path);
   int fd = io.open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) throw IoError(fmt::format("{}: cannot create: {}", path, errno_text()));
   PageFile file(io, fd, path, page_size);
-  // The file did not exist, so a log of that name belongs to none: never replay it into
-  // the new file.
-  const std::string log = Wal::log_path(path);
-  if (io.unlink(log) == 0) {
-    std::fprintf(stderr, "pbtree: warning: %s: log left without its file: removed\n", log.c_str());
-  }
   return file;
 }
 

@@ -26,18 +26,20 @@ namespace pbtree {
 /// concurrently.
 class PageFile {
  public:
-  /// Opens an existing file. Writable: O_RDWR, takes the writer lock (page/file_lock.h),
-  /// waiting up to `busy_timeout_ms` (-1: default_busy_timeout_ms()), else LockedError; then
-  /// recovers "<path>-wal" (Wal::open_writer: checkpointed if no reader holds a snapshot,
-  /// else adopted). Read-only: O_RDONLY, takes a reader's snapshot (gate, then the readers
-  /// lock, held until the PageFile is destroyed) and serves the log's committed frames
+  /// Opens an existing file (O_NONBLOCK, then fstat: a FIFO or device is refused with
+  /// IoError "<path>: not a regular file" without blocking). Writable: O_RDWR, takes the
+  /// writer lock (page/file_lock.h), waiting up to `busy_timeout_ms` (-1:
+  /// default_busy_timeout_ms()), else LockedError; then recovers the file's log
+  /// (Wal::open_writer: checkpointed if no reader holds a snapshot, else adopted).
+  /// Read-only: O_RDONLY, takes a reader's snapshot (gate, then the readers lock, held
+  /// until the PageFile is destroyed) and serves the log's committed frames
   /// (Wal::open_snapshot). The page size is not known here: callers read the header with
   /// read_raw() and then call set_page_size(). Throws IoError naming the path, LockedError.
   static PageFile open(const std::string& path, bool writable, Io& io = posix_io(),
                        int busy_timeout_ms = -1);
   /// Creates a new file; throws IoError if it exists (O_EXCL) or cannot be created. A log
-  /// "<path>-wal" left without its file cannot belong to the new one: it is removed (warning
-  /// on stderr).
+  /// "<path>-wal" left without its file cannot belong to the new one: Wal::clear_orphan_log
+  /// (removed, or set aside if it holds commits; a file that is not a log: IoError).
   static PageFile create(const std::string& path, uint32_t page_size, Io& io = posix_io());
 
   PageFile(PageFile&&) noexcept;

@@ -4,11 +4,19 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <random>
+#include <thread>
 
 #include <pbtree/errors.h>
 #include "page/file_lock.h"
@@ -19,6 +27,8 @@
 
 namespace pbtree {
 
+using namespace wal_io;
+
 namespace {
 
 uint64_t new_salt() {
@@ -28,19 +38,152 @@ uint64_t new_salt() {
   return (uint64_t{device()} << 32) ^ device();
 }
 
-}  // namespace
+constexpr const char* kLogAttribute = "user.pbtree.log";
 
-using namespace wal_io;
+// "<name>-wal" for the name the file was opened by; for a symbolic link, beside its target.
+std::string own_log_path(const std::string& db_path) {
+  struct stat st;
+  if (::lstat(db_path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    char* real = ::realpath(db_path.c_str(), nullptr);
+    if (real != nullptr) {
+      std::string target(real);
+      std::free(real);
+      return Wal::log_path(target);
+    }
+  }
+  return Wal::log_path(db_path);
+}
+
+// The log path the file's "user.pbtree.log" attribute names, or "" if none.
+std::string recorded_log_path(int db_fd) {
+  char buf[4096];
+  const ssize_t n = ::fgetxattr(db_fd, kLogAttribute, buf, sizeof buf);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string();
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return ::lstat(a.c_str(), &sa) == 0 && ::lstat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+// True if `path` is a version 4 log started by the db file `db` (bytes 40..55).
+bool log_of_file(const std::string& path, const DbIdentity& db) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  uint8_t head[kWalHeaderSize];
+  struct stat st;
+  const bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                  ::pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head) &&
+                  std::memcmp(head, kWalMagic, 8) == 0 && get_u32(head + 8) == kWalVersion &&
+                  get_u32(head + 56) == wal_crc(head, 56) && get_u64(head + 40) == db.dev &&
+                  get_u64(head + 48) == db.ino;
+  ::close(fd);
+  return ok;
+}
+
+// The log of the file open on `db_fd` (rules at the top of page/wal.h): the one its
+// attribute names if that is a log this very file started, else its own name's.
+std::string locate_log(int db_fd, const std::string& db_path, const DbIdentity& db) {
+  const std::string own = own_log_path(db_path);
+  if (db_fd < 0) return own;
+  const std::string recorded = recorded_log_path(db_fd);
+  if (recorded.empty() || same_file(recorded, own)) return own;
+  return log_of_file(recorded, db) ? recorded : own;
+}
+
+// Records `log` (made absolute) as the file's log in its attribute, durably, unless it is
+// recorded already. Without extended attributes, a file with several hard links is refused:
+// its other names could not find this log.
+void record_log_path(int db_fd, const std::string& db_path, const std::string& log) {
+  const std::string abs = std::filesystem::absolute(log).lexically_normal().string();
+  if (recorded_log_path(db_fd) == abs) return;
+  if (::fsetxattr(db_fd, kLogAttribute, abs.data(), abs.size(), 0) != 0) {
+    const int e = errno;
+    if (e == ENOTSUP || e == EOPNOTSUPP) {
+      struct stat st;
+      if (::fstat(db_fd, &st) == 0 && st.st_nlink > 1) {
+        throw IoError(fmt::format("{}: the file has {} names (hard links) and its file system "
+                                  "keeps no extended attributes to lead them to one log: "
+                                  "refused; write it where it has one name",
+                                  db_path, st.st_nlink),
+                      e, "fsetxattr", db_path);
+      }
+      return;
+    }
+    throw IoError(fmt::format("{}: cannot record where its log is: {}", db_path, std::strerror(e)),
+                  e, "fsetxattr", db_path);
+  }
+  if (::fsync(db_fd) != 0) {
+    throw IoError(fmt::format("{}: fsync: {}", db_path, std::strerror(errno)), errno, "fsync",
+                  db_path);
+  }
+}
+
+// Moves `log` to the first free "<log>.aside-N" (never replacing a file) and syncs the
+// directory; returns the new name. Throws IoError.
+std::string set_aside(Io& io, const std::string& log) {
+  for (int n = 1; n < 10000; ++n) {
+    const std::string to = fmt::format("{}.aside-{}", log, n);
+    int rc = ::renameat2(AT_FDCWD, log.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE);
+    if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
+      rc = ::link(log.c_str(), to.c_str());
+      if (rc == 0) ::unlink(log.c_str());
+    }
+    if (rc == 0) {
+      sync_directory(io, log);
+      return to;
+    }
+    if (errno != EEXIST) break;
+  }
+  throw IoError(fmt::format("{}: cannot set the log aside: {}", log, std::strerror(errno)), errno,
+                "rename", log);
+}
+
+}  // namespace
 
 std::string Wal::log_path(const std::string& db_path) {
   return db_path + "-wal";
 }
 
-Wal::Wal(Io& io, int db_fd, std::string db_path, int log_fd, uint32_t page_size, bool writable)
+bool Wal::is_log_name(const std::string& name) {
+  const std::string base = std::filesystem::path(name).filename().string();
+  return (base.size() >= 4 && base.compare(base.size() - 4, 4, "-wal") == 0) ||
+         base.find("-wal.") != std::string::npos;
+}
+
+void Wal::clear_orphan_log(Io& io, const std::string& db_path) {
+  const std::string path = own_log_path(db_path);
+  const int fd = open_log(io, path, false, false);
+  if (fd < 0) return;
+  WalScan s;
+  try {
+    s = scan_log(io, fd, path, 0);
+  } catch (...) {
+    io.close(fd);
+    throw;
+  }
+  io.close(fd);
+  if (s.foreign) {
+    throw IoError(fmt::format("{}: not a pbtree log ({} bytes): left alone; move it away to "
+                              "write {}",
+                              path, s.size, db_path),
+                  0, "open", path);
+  }
+  if (s.batches > 0) {
+    const std::string aside = set_aside(io, path);
+    warn(path, "log left without its file", ("not replayed, set aside as " + aside).c_str());
+  } else if (io.unlink(path) == 0) {
+    warn(path, "log left without its file", "removed");
+  }
+}
+
+Wal::Wal(Io& io, int db_fd, std::string db_path, std::string log_path, int log_fd,
+         uint32_t page_size, bool writable)
     : io_(io),
       db_fd_(db_fd),
       db_path_(std::move(db_path)),
-      log_path_(log_path(db_path_)),
+      log_path_(std::move(log_path)),
       log_fd_(log_fd),
       page_size_(page_size),
       writable_(writable) {}
@@ -66,6 +209,14 @@ int Wal::open_log(Io& io, const std::string& path, bool writable, bool create) {
   int fd = io.open(path, flags, 0644);
   if (fd < 0) {
     if (errno == ENOENT) return -1;
+    if (create && (errno == EACCES || errno == EROFS || errno == EPERM)) {
+      const size_t slash = path.rfind('/');
+      throw IoError(fmt::format("{}: cannot create the log: {}; the directory {} must be "
+                                "writable for the log",
+                                path, errno_text(),
+                                slash == std::string::npos ? "." : path.substr(0, slash + 1)),
+                    errno, "open", path);
+    }
     if (errno == ELOOP) {
       throw IoError(fmt::format("{}: the log is a symbolic link: refused", path), ELOOP, "open",
                     path);
@@ -89,20 +240,19 @@ void Wal::adopt(const WalScan& s) {
   end_ = s.committed_end;
   recovery_.log_found = true;
   recovery_.pages = static_cast<uint32_t>(s.committed.size());
+  recovery_.frames = s.committed_frames;
   recovery_.checkpoint = s.counter;
+  base_ = s.base;
+  last_counter_ = s.batches > 0 ? s.counter : s.base;
 }
 
 std::unique_ptr<Wal> Wal::open_writer(Io& io, int db_fd, const std::string& db_path,
                                       const DbIdentity& db, bool create, WalRecovery& recovery) {
   recovery = WalRecovery{};
-  const std::string path = log_path(db_path);
+  const std::string own = own_log_path(db_path);
+  const std::string path = locate_log(db_fd, db_path, db);
   int fd = open_log(io, path, true, false);
-  const bool existed = fd >= 0;
-  if (!existed) {
-    if (!create) return nullptr;
-    fd = open_log(io, path, true, true);
-    if (fd < 0) throw IoError(fmt::format("{}: cannot create: {}", path, errno_text()));
-  }
+  bool existed = fd >= 0;
   WalScan s;
   try {
     if (existed) s = scan_log(io, fd, path, db.page_size);
@@ -110,27 +260,59 @@ std::unique_ptr<Wal> Wal::open_writer(Io& io, int db_fd, const std::string& db_p
     io.close(fd);
     throw;
   }
+  if (existed && s.foreign) {
+    io.close(fd);
+    throw IoError(fmt::format("{}: not a pbtree log ({} bytes): left alone; move it away to "
+                              "write {}",
+                              path, s.size, db_path),
+                  0, "open", path);
+  }
   const uint32_t page_size = db.page_size != 0 ? db.page_size : s.page_size;
-  std::unique_ptr<Wal> wal(new Wal(io, db_fd, db_path, fd, page_size, true));
+  std::string why = existed ? wal_rejection(s, db) : std::string("new");
+  if (existed && !why.empty() && (s.batches > 0 || (!s.header_ok && !s.problem.empty()))) {
+    // Committed batches (or a log) that do not fit this file: kept under another name,
+    // never replayed.
+    io.close(fd);
+    fd = -1;
+    existed = false;
+    const std::string aside = set_aside(io, path);
+    warn(path, why, ("not replayed, set aside as " + aside).c_str());
+    recovery.log_found = true;
+    recovery.stale = true;
+    recovery.discarded = s.tail_frames;
+    if (!create) return nullptr;
+  }
+  if (!existed) {
+    if (!create) return nullptr;
+    record_log_path(db_fd, db_path, path);
+    fd = open_log(io, path, true, true);
+    if (fd < 0) throw IoError(fmt::format("{}: cannot create: {}", path, errno_text()));
+  }
+  std::unique_ptr<Wal> wal(new Wal(io, db_fd, db_path, path, fd, page_size, true));
   wal->file_id_ = db.file_id;
+  wal->db_dev_ = db.dev;
+  wal->db_ino_ = db.ino;
+  wal->base_ = wal->last_counter_ = db.counter;
   std::lock_guard lock(wal->mutex_);
-  const std::string why = existed ? wal_rejection(s, db) : std::string("new");
   if (existed && why.empty()) {
     if (!s.problem.empty()) warn(path, s.problem, "the log is used up to the commit before it");
     wal->adopt(s);
     wal->recovery_.discarded = s.tail_frames;
     if (s.size > s.committed_end) wal->truncate_tail_locked();
-    // Older logs hold one batch: fold them in before appending (waiting for readers).
-    const int wait = s.version < kWalVersion ? std::max(default_busy_timeout_ms(), 1000) : 0;
+    // Logs of versions 1 and 2 hold one batch: fold them in before appending (waiting for
+    // readers).
+    const bool one_batch = s.version < kWalVersion3;
+    const int wait = one_batch ? std::max(default_busy_timeout_ms(), 1000) : 0;
     if (wal->checkpoint_locked(wait, !create)) {
       wal->recovery_.replayed = true;
     } else {
-      if (s.version < kWalVersion) {
+      if (one_batch) {
         throw LockedError(fmt::format("{}: readers hold snapshots of a version {} log", db_path,
                                       s.version),
                           db_path);
       }
       wal->recovery_.deferred = true;
+      if (path == own) record_log_path(db_fd, db_path, path);
     }
     recovery = wal->recovery_;
     if (!create && wal->recovery_.replayed) {
@@ -144,12 +326,12 @@ std::unique_ptr<Wal> Wal::open_writer(Io& io, int db_fd, const std::string& db_p
     recovery.discarded = s.tail_frames;
     if (s.batches > 0 || !s.problem.empty()) {
       warn(path, why, create ? "not replayed, reset" : "not replayed, removed");
-      recovery.stale = s.batches > 0;
     }
   }
   wal->recovery_ = recovery;
   if (!create) {
-    // Nothing usable: readers ignore it too, so it can go without the locks.
+    // Nothing committed (a torn or empty log of ours): readers ignore it too, so it can go
+    // without the locks.
     io.close(fd);
     wal->log_fd_ = -1;
     wal->writable_ = false;
@@ -157,13 +339,15 @@ std::unique_ptr<Wal> Wal::open_writer(Io& io, int db_fd, const std::string& db_p
     return nullptr;
   }
   if (page_size == 0) throw UsageError(fmt::format("{}: page size not known", db_path));
+  if (existed && path == own) record_log_path(db_fd, db_path, path);
   wal->reset_locked();
-  if (!existed) sync_directory(io, db_path);
+  if (!existed) sync_directory(io, path);
   return wal;
 }
 
-std::unique_ptr<Wal> Wal::open_snapshot(Io& io, const std::string& db_path, const DbIdentity& db) {
-  const std::string path = log_path(db_path);
+std::unique_ptr<Wal> Wal::open_snapshot(Io& io, int db_fd, const std::string& db_path,
+                                        const DbIdentity& db) {
+  const std::string path = locate_log(db_fd, db_path, db);
   int fd = open_log(io, path, false, false);
   if (fd < 0) return nullptr;
   WalScan s;
@@ -173,6 +357,11 @@ std::unique_ptr<Wal> Wal::open_snapshot(Io& io, const std::string& db_path, cons
     io.close(fd);
     throw;
   }
+  if (s.foreign) {
+    warn(path, fmt::format("not a pbtree log ({} bytes)", s.size), "left alone, not read");
+    io.close(fd);
+    return nullptr;
+  }
   const std::string why = wal_rejection(s, db);
   if (!why.empty()) {
     if (s.batches > 0 || !s.problem.empty()) warn(path, why, "ignored");
@@ -180,7 +369,7 @@ std::unique_ptr<Wal> Wal::open_snapshot(Io& io, const std::string& db_path, cons
     return nullptr;
   }
   if (!s.problem.empty()) warn(path, s.problem, "the log is used up to the commit before it");
-  std::unique_ptr<Wal> wal(new Wal(io, -1, db_path, fd, s.page_size, false));
+  std::unique_ptr<Wal> wal(new Wal(io, -1, db_path, path, fd, s.page_size, false));
   wal->file_id_ = s.file_id;
   wal->adopt(s);
   return wal;
@@ -204,13 +393,17 @@ void Wal::reset_locked() {
   committed_count_ = 0;
   salt_ = new_salt();
   header_size_ = kWalHeaderSize;
+  base_ = last_counter_;  // the file is now at the last commit
   uint8_t head[kWalHeaderSize] = {};
   std::memcpy(head, kWalMagic, 8);
   put_u32(head + 8, kWalVersion);
   put_u32(head + 12, page_size_);
   put_u64(head + 16, salt_);
   put_u64(head + 24, file_id_);
-  put_u32(head + 32, wal_crc(head, 32));
+  put_u64(head + 32, base_);
+  put_u64(head + 40, db_dev_);
+  put_u64(head + 48, db_ino_);
+  put_u32(head + 56, wal_crc(head, 56));
   truncate_to(io_, log_fd_, kWalHeaderSize, log_path_);
   write_all(io_, log_fd_, head, kWalHeaderSize, 0, log_path_);
   sync(io_, log_fd_, log_path_);
@@ -271,6 +464,12 @@ void Wal::write_frame_locked(uint32_t page_no, const uint8_t* image) {
     write_all(io_, log_fd_, frame.data(), frame.size(), offset, log_path_);
   } catch (const IoError& e) {
     fail(e.what());
+    // Give the space of the uncommitted tail back at once (e.g. ENOSPC): readers never use
+    // it, and the next writer would cut it off anyway. Best effort.
+    try {
+      truncate_tail_locked();
+    } catch (...) {
+    }
     throw;
   }
   if (it == pending_.end()) {
@@ -321,24 +520,40 @@ bool Wal::checkpoint(int wait_ms) {
   return checkpoint_locked(wait_ms, false);
 }
 
-bool Wal::checkpoint_locked(int wait_ms, bool remove_log) {
-  if (!lock_within(db_fd_, LockByte::Gate, true, wait_ms, db_path_)) return false;
-  if (!lock_within(db_fd_, LockByte::Readers, true, wait_ms, db_path_)) {
-    unlock(db_fd_, LockByte::Gate);
-    return false;
+bool Wal::lock_for_checkpoint(int wait_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  auto pause = std::chrono::microseconds(200);
+  for (;;) {
+    if (try_lock(db_fd_, LockByte::Gate, true, db_path_)) {
+      if (try_lock(db_fd_, LockByte::Readers, true, db_path_)) return true;
+      unlock(db_fd_, LockByte::Gate);  // never keep new readers waiting
+    }
+    if (wait_ms <= 0 || std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(pause);
+    if (pause < std::chrono::milliseconds(5)) pause *= 2;
   }
+}
+
+bool Wal::checkpoint_locked(int wait_ms, bool remove_log) {
+  if (!lock_for_checkpoint(wait_ms)) return false;
   // No reader holds a snapshot, and new ones wait at the gate.
   try {
     if (!committed_.empty()) {
       std::vector<uint8_t> image(page_size_);
-      for (const auto& [page_no, frame] : committed_) {
+      // The header page last: a copy of the file taken meanwhile (cp) that shows the new
+      // commit counter then holds every other page of this checkpoint too.
+      auto copy = [&](uint32_t page_no, const WalFrame& frame) {
         if (!read_all(io_, log_fd_, image.data(), page_size_, frame.offset + kWalFrameHeaderSize,
                       log_path_)) {
           throw IoError(fmt::format("{}: frame of page {} missing", log_path_, page_no));
         }
         write_all(io_, db_fd_, image.data(), page_size_, uint64_t{page_no} * page_size_,
                   db_path_);
+      };
+      for (const auto& [page_no, frame] : committed_) {
+        if (page_no != 0) copy(page_no, frame);
       }
+      if (auto it = committed_.find(0); it != committed_.end()) copy(0, it->second);
       sync(io_, db_fd_, db_path_);
     }
     if (remove_log) {
@@ -425,6 +640,7 @@ CommitStats Wal::commit(uint64_t commit_no, uint32_t db_page_count,
   pending_crcs_.clear();
   end_ = record_at + kWalCommitSize;
   committed_end_ = end_;
+  last_counter_ = commit_no;
   last_ = stats;
   return stats;
 }

@@ -20,19 +20,35 @@
 // Log file layout (integers little-endian; CRC = CRC-32C, Castagnoli, reflected,
 // init/xorout FFFFFFFF, as the page checksums):
 //
-//   Log header, 40 bytes at offset 0 (log format version 3):
+//   Log header, 64 bytes at offset 0 (log format version 4):
 //     off size field
 //       0    8 magic "PBTWAL\r\n" (50 42 54 57 41 4C 0D 0A)
-//       8    4 log format version: 3 (2: one batch at most; 1: 32-byte header, no file id)
+//       8    4 log format version: 4 (3: 40-byte header, bytes 0..31 as here, CRC at 32;
+//              2: the same, one batch at most; 1: 32-byte header, no file id)
 //      12    4 page size of the db file (bytes)
 //      16    8 salt: random, new at every reset of the log; frames carry it
 //      24    8 file id: the identity of the db file the log belongs to (bytes 80..87 of
 //              its header page, page/file_header.h; 0 for a file that has none)
-//      32    4 CRC of bytes 0..31
-//      36    4 zero
+//      32    8 base commit: the db file's commit counter when the log was started or reset;
+//              the first batch is the commit after it. The log is replayed only onto a file
+//              at its base commit (or at its last commit: a checkpoint cut short)
+//      40    8 st_dev of the db file that started the log
+//      48    8 st_ino of the db file that started the log (with st_dev: which file a log
+//              named by the file's "user.pbtree.log" attribute belongs to, below)
+//      56    4 CRC of bytes 0..55
+//      60    4 zero
 //   Version 1 logs: bytes 0..23 as above (version 1), 24 CRC of bytes 0..23, 28 zero; frames
-//   start at offset 32; file id 0. Versions 1 and 2 are still read (one batch); this build
-//   writes version 3.
+//   start at offset 32; file id 0. Versions 2 and 3: frames start at offset 40, no base
+//   commit (replayed unless older than the file). Versions 1 to 3 are still read; this build
+//   writes version 4.
+//
+//   Where the log is: "<db>-wal" beside the name the file was opened by (the target's name
+//   when that name is a symbolic link), unless the file's extended attribute
+//   "user.pbtree.log" (its bytes: the log's absolute path, no terminating zero) names an
+//   existing version 4 log whose bytes 40..55 are this file's st_dev and st_ino: then that
+//   one, whatever name opened the file (hard links, bind mounts). A writer that starts a log
+//   records its absolute path there and fsyncs the file first. Without extended attributes
+//   a file with several hard links is refused for writing.
 //
 //   Then batches, back to back: each is frames followed by one commit record.
 //   Frame (page image), 24 + page_size bytes:
@@ -63,7 +79,9 @@
 //
 // Errors: an I/O error anywhere in a commit or checkpoint leaves the file plus log at the
 // previous commit after reopen. The Wal then refuses every further read, write and commit
-// (IoError "...: the log failed earlier (...); reopen the file").
+// (IoError "...: the log failed earlier (...); reopen the file"). A frame that cannot be
+// written (e.g. ENOSPC) cuts the uncommitted tail off at once (truncate to the last commit
+// record, fdatasync), so the space it took is given back.
 #pragma once
 
 #include <cstdint>
@@ -85,24 +103,36 @@ namespace pbtree {
 /// internal mutex); the db descriptor (and its locks) is borrowed.
 class Wal {
  public:
-  /// "<db_path>-wal".
+  /// "<db_path>-wal" (the log's name when the file has no other; see the top of this file).
   static std::string log_path(const std::string& db_path);
+  /// Where a pbtree file "<db_path>" keeps a log that is not its own when the file is gone
+  /// (PageFile::create, create_file_with): a log there without committed batches is removed,
+  /// one with committed batches is set aside ("<log>.aside-N", warning on stderr), a file
+  /// that is not a pbtree log is left alone (IoError "<log>: not a pbtree log (N bytes): left
+  /// alone; move it away to write <db>"). Throws IoError.
+  static void clear_orphan_log(Io& io, const std::string& db_path);
+  /// True if `name` ends in "-wal" or holds "-wal.": where logs and set-aside logs live.
+  static bool is_log_name(const std::string& name);
 
-  /// Writer (the caller holds the writer lock on `db_fd`): opens "<db>-wal" (regular file
-  /// only: O_NOFOLLOW | O_NONBLOCK, then fstat), checks it (wal_rejection) and either
-  /// checkpoints its committed batches into the db file, if no reader holds a snapshot, or
-  /// adopts them and cuts off the uncommitted tail. A log that may not be used is reset
-  /// (warning "pbtree: warning: <log>: ..." on stderr). Without a log: creates one if
-  /// `create`, else returns nullptr. Returns nullptr too when the log was checkpointed and
-  /// removed and `create` is false. `recovery` receives what was found. Throws IoError.
+  /// Writer (the caller holds the writer lock on `db_fd`): opens the file's log (where: top
+  /// of this file; regular file only: O_NOFOLLOW | O_NONBLOCK, then fstat), checks it
+  /// (wal_rejection) and either checkpoints its committed batches into the db file, if no
+  /// reader holds a snapshot, or adopts them and cuts off the uncommitted tail. A log whose
+  /// committed batches may not be used is set aside as "<log>.aside-N" (never replayed, never
+  /// deleted; warning "pbtree: warning: <log>: <why>: not replayed, set aside as <new
+  /// name>" on stderr); one with nothing committed is reset. A file there that is not a
+  /// pbtree log is left alone: IoError "<log>: not a pbtree log (N bytes): left alone; move
+  /// it away to write <db>". Without a log: creates one if `create`, else returns nullptr.
+  /// Returns nullptr too when the log was checkpointed and removed and `create` is false.
+  /// `recovery` receives what was found. Throws IoError.
   static std::unique_ptr<Wal> open_writer(Io& io, int db_fd, const std::string& db_path,
                                           const DbIdentity& db, bool create,
                                           WalRecovery& recovery);
-  /// Reader (the caller holds the readers lock): a Wal serving the committed frames of the
-  /// log as they are now (read() only), or nullptr if there is no log or it holds nothing
-  /// usable (a rejected log is ignored with a warning). Throws IoError (e.g. the log path is
-  /// a symbolic link, a FIFO or a directory).
-  static std::unique_ptr<Wal> open_snapshot(Io& io, const std::string& db_path,
+  /// Reader (the caller holds the readers lock on `db_fd`): a Wal serving the committed
+  /// frames of the file's log as they are now (read() only), or nullptr if there is no log
+  /// or it holds nothing usable (a rejected log, or a file that is not a log, is ignored with
+  /// a warning). Throws IoError (e.g. the log path is a symbolic link, a FIFO or a directory).
+  static std::unique_ptr<Wal> open_snapshot(Io& io, int db_fd, const std::string& db_path,
                                             const DbIdentity& db);
 
   ~Wal();
@@ -139,7 +169,8 @@ class Wal {
   CommitStats commit(uint64_t commit_no, uint32_t db_page_count,
                      const std::function<void(const CommitStats&, uint8_t*)>& fill_header);
   /// Checkpoint (writer, no open batch): waits up to `wait_ms` ms for readers to drop their
-  /// snapshots (new readers wait meanwhile), then writes the committed pages into the db file,
+  /// snapshots (retrying; new readers never wait meanwhile: the gate is held only for each
+  /// try), then writes the committed pages into the db file,
   /// fdatasync(db), and resets the log. Returns false if readers still hold snapshots
   /// (deferred; nothing changed), true if done or there was nothing to do. Throws IoError
   /// (the log keeps its batches for the next open), UsageError (uncommitted frames).
@@ -159,12 +190,16 @@ class Wal {
   bool failed() const;
 
  private:
-  Wal(Io& io, int db_fd, std::string db_path, int log_fd, uint32_t page_size, bool writable);
+  Wal(Io& io, int db_fd, std::string db_path, std::string log_path, int log_fd, uint32_t page_size,
+      bool writable);
   static int open_log(Io& io, const std::string& path, bool writable, bool create);
   void check_usable() const;  // mutex held
   void fail(const std::string& what);
   void reset_locked();  // new salt, truncate, header, fdatasync; mutex held
   void write_frame_locked(uint32_t page_no, const uint8_t* image);
+  // Takes the gate and readers bytes exclusively, retrying for up to wait_ms without holding
+  // the gate between tries.
+  bool lock_for_checkpoint(int wait_ms);
   // Copies committed frames into the db file and resets the log, if the locks can be had
   // within wait_ms; `remove_log` also unlinks the emptied log while still holding them.
   bool checkpoint_locked(int wait_ms, bool remove_log);
@@ -180,6 +215,9 @@ class Wal {
   bool writable_ = false;
   uint64_t salt_ = 0;
   uint64_t file_id_ = 0;                   // the db file's identity, in the log header
+  uint64_t base_ = 0;                      // commit the log starts after (log header)
+  uint64_t last_counter_ = 0;              // last commit in the log, else base_
+  uint64_t db_dev_ = 0, db_ino_ = 0;       // the db file's st_dev, st_ino (log header)
   uint64_t header_size_ = kWalHeaderSize;  // 32 when serving a version 1 log
   std::map<uint32_t, WalFrame> committed_;  // page -> newest committed frame
   std::map<uint32_t, WalFrame> pending_;    // page -> its frame in the open batch

@@ -3,6 +3,9 @@
 #include "page/wal_scan.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
 
 #include <cerrno>
 #include <cstring>
@@ -69,21 +72,39 @@ WalScan scan_log(Io& io, int fd, const std::string& path, uint32_t expected_page
     throw IoError(fmt::format("{}: fstat: {}", path, std::strerror(errno)), errno, "fstat", path);
   }
   uint8_t head[kWalHeaderSize] = {};
+  const size_t probe = static_cast<size_t>(std::min<uint64_t>(s.size, 8));
+  if (probe > 0 && read_at(io, fd, head, probe, 0, path) &&
+      std::memcmp(head, kWalMagic, probe) != 0) {
+    s.foreign = true;  // not written by pbtree
+    return s;
+  }
   if (s.size < kWalHeaderSizeV1 || !read_at(io, fd, head, kWalHeaderSizeV1, 0, path)) return s;
   if (std::memcmp(head, kWalMagic, 8) != 0) return s;
   s.version = get_u32(head + 8);
   if (s.version == kWalVersion1) {
     if (get_u32(head + 24) != wal_crc(head, 24)) return s;
     s.header_size = kWalHeaderSizeV1;
-  } else if (s.version == kWalVersion2 || s.version == kWalVersion) {
-    if (s.size < kWalHeaderSize ||
-        !read_at(io, fd, head + kWalHeaderSizeV1, kWalHeaderSize - kWalHeaderSizeV1,
+  } else if (s.version == kWalVersion2 || s.version == kWalVersion3) {
+    if (s.size < kWalHeaderSizeV3 ||
+        !read_at(io, fd, head + kWalHeaderSizeV1, kWalHeaderSizeV3 - kWalHeaderSizeV1,
                  kWalHeaderSizeV1, path) ||
         get_u32(head + 32) != wal_crc(head, 32)) {
       return s;
     }
+    s.header_size = kWalHeaderSizeV3;
+    s.file_id = get_u64(head + 24);
+  } else if (s.version == kWalVersion) {
+    if (s.size < kWalHeaderSize ||
+        !read_at(io, fd, head + kWalHeaderSizeV1, kWalHeaderSize - kWalHeaderSizeV1,
+                 kWalHeaderSizeV1, path) ||
+        get_u32(head + 56) != wal_crc(head, 56)) {
+      return s;
+    }
     s.header_size = kWalHeaderSize;
     s.file_id = get_u64(head + 24);
+    s.base = get_u64(head + 32);
+    s.db_dev = get_u64(head + 40);
+    s.db_ino = get_u64(head + 48);
   } else {
     return s;
   }
@@ -169,7 +190,7 @@ WalScan scan_log(Io& io, int fd, const std::string& path, uint32_t expected_page
     s.committed_end = offset;
     batch.clear();
     crcs.clear();
-    if (s.version < kWalVersion) break;  // older logs hold one batch
+    if (s.version < kWalVersion3) break;  // versions 1 and 2 hold one batch
   }
   s.tail_frames = static_cast<uint32_t>(crcs.size());
   return s;
@@ -199,11 +220,22 @@ std::string wal_rejection(const WalScan& s, const DbIdentity& db) {
     return fmt::format("stale log: its last commit is {}, the file is at commit {}", s.counter,
                        db.counter);
   }
+  if (s.version >= kWalVersion && db.counter != s.base && db.counter != s.counter) {
+    return fmt::format(
+        "the log starts after commit {} and ends at commit {}, the file is at "
+        "commit {}",
+        s.base, s.counter, db.counter);
+  }
   return {};
 }
 
 DbIdentity read_db_identity(Io& io, int fd, const std::string& path) {
   DbIdentity id;
+  struct stat st;
+  if (::fstat(fd, &st) == 0) {
+    id.dev = static_cast<uint64_t>(st.st_dev);
+    id.ino = static_cast<uint64_t>(st.st_ino);
+  }
   uint8_t head[88];
   if (!read_at(io, fd, head, sizeof head, 0, path)) return id;
   if (std::memcmp(head + 16, kFileMagic, sizeof kFileMagic) != 0) return id;

@@ -14,10 +14,12 @@
 namespace pbtree {
 
 inline constexpr uint8_t kWalMagic[8] = {0x50, 0x42, 0x54, 0x57, 0x41, 0x4C, 0x0D, 0x0A};
-inline constexpr uint32_t kWalVersion = 3;  ///< several batches; versions 1 and 2 are read
+inline constexpr uint32_t kWalVersion = 4;  ///< base commit, db identity; 1..3 are read
+inline constexpr uint32_t kWalVersion3 = 3;
 inline constexpr uint32_t kWalVersion2 = 2;
 inline constexpr uint32_t kWalVersion1 = 1;
-inline constexpr size_t kWalHeaderSize = 40;
+inline constexpr size_t kWalHeaderSize = 64;
+inline constexpr size_t kWalHeaderSizeV3 = 40;  ///< versions 2 and 3
 inline constexpr size_t kWalHeaderSizeV1 = 32;
 inline constexpr size_t kWalFrameHeaderSize = 24;
 inline constexpr size_t kWalCommitSize = 40;
@@ -38,16 +40,23 @@ struct DbIdentity {
   uint64_t counter = 0;    ///< commit counter, header bytes 48..55
   uint64_t file_id = 0;    ///< header bytes 80..87
   uint64_t file_pages = 0; ///< whole pages in the file (fstat), if page_size is known
+  uint64_t dev = 0;        ///< st_dev of the file (fstat)
+  uint64_t ino = 0;        ///< st_ino of the file (fstat)
 };
 
 /// What a log holds, as scan_log() found it.
 struct WalScan {
   uint64_t size = 0;          ///< log length in bytes
+  bool foreign = false;       ///< not empty and does not start with the log magic: a file
+                              ///< pbtree did not write (never deleted or overwritten)
   bool header_ok = false;     ///< magic, known version, header CRC, plausible page size
   uint32_t version = 0;
   uint32_t page_size = 0;
   uint64_t salt = 0;
   uint64_t file_id = 0;       ///< 0 in a version 1 log
+  uint64_t base = 0;          ///< version 4: the db file's commit when the log was started
+  uint64_t db_dev = 0;        ///< version 4: st_dev of the db file that started the log
+  uint64_t db_ino = 0;        ///< version 4: st_ino of the db file that started the log
   uint64_t header_size = kWalHeaderSize;
   std::map<uint32_t, WalFrame> committed;  ///< page -> its newest committed frame
   uint32_t batches = 0;            ///< commit records accepted
@@ -66,7 +75,10 @@ struct WalScan {
 WalScan scan_log(Io& io, int fd, const std::string& path, uint32_t expected_page_size);
 
 /// Why a scanned log must not be used for the db file `db` (empty: it may): no committed
-/// batch, another file id (stale: left by another file of that name), a commit counter
+/// batch, another file id (stale: left by another file of that name), a version 4 log whose
+/// base commit is not the file's commit and whose last commit is not either (the log does
+/// not start where the file is: a copy or backup of the file beside a later log; the file at
+/// the last commit is a checkpoint cut short, replayed again), a commit counter
 /// below the db header's (stale: an older log, e.g. beside a copy of the file), a page size
 /// that differs, or a last page count with pages that are neither in the file nor in the log
 /// (every page below the count is one or the other: a crafted count would make a checkpoint

@@ -37,7 +37,9 @@ void add_checkpoint_command(CLI::App& app, TreeCommands& commands) {
       "snapshots after --wait.");
   commands.add(sub, [args](std::ostream& out, std::ostream&) {
     auto file = IndexFile::open(args->db, true);
-    const uint32_t frames = file->log_committed_frames();
+    // Frames folded in at open (a log left by a writer) count as copied by this command.
+    const WalRecovery folded = file->log_recovery();
+    const uint32_t frames = (folded.replayed ? folded.frames : 0) + file->log_committed_frames();
     if (!file->checkpoint(args->wait_ms)) {
       throw LockedError(fmt::format("{}: checkpoint deferred: readers still hold snapshots after "
                                     "{} ms",

@@ -119,8 +119,10 @@ void run_demo(const DemoOptions& options, std::ostream& out, std::ostream& err) 
                     "another --output)",
                     output));
   }
-  fs::remove(output, ec);  // the default file of an earlier demo
-  fs::remove(output + "-wal", ec);
+  if (options.output.empty()) {
+    fs::remove(output, ec);  // the default file of an earlier demo
+    fs::remove(output + "-wal", ec);
+  }  // a log beside a given --output is never deleted here (Wal::clear_orphan_log decides)
   auto file = IndexFile::open_or_create(output, options.page_size);
   err << fmt::format("pbtree demo: data {}, file {}, page size {}\n", data.string(), output,
                      file->page_size());

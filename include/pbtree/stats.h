@@ -54,6 +54,7 @@ struct WalRecovery {
   bool replayed = false;    ///< committed batches were checkpointed into the db file
   bool deferred = false;    ///< committed batches stay in the log (a reader holds a snapshot)
   uint32_t pages = 0;       ///< pages of those batches
+  uint32_t frames = 0;      ///< frames of those batches (a page once per batch)
   uint64_t checkpoint = 0;  ///< their last commit number
   uint32_t discarded = 0;   ///< uncommitted frames dropped
   bool stale = false;       ///< a committed log that may not be used was dropped

@@ -1,8 +1,8 @@
 // The write-ahead log is tied to its db file by the file id (header page bytes 80..87, log
 // header bytes 24..31; docs/FORMAT.md §2.2, §3.2): a committed log left behind by another
-// file of the same name is never replayed (removed on a writable open, ignored on a read-only
-// one, with a warning on stderr), creating a new file removes a leftover log, and a file's
-// own committed log is still replayed.
+// file of the same name is never replayed (set aside on a writable open, ignored on a
+// read-only one, with a warning on stderr), creating a new file sets a leftover committed log
+// aside, and a file's own committed log is still replayed.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -85,7 +85,7 @@ TEST_F(PageWalFileIdentity, NewFileGetsANonzeroIdThatItsLogCarries) {
   EXPECT_NE(file_id_hex(db_), "0000000000000000");
   auto [db_bytes, log_bytes] = committed_log();
   ASSERT_EQ(log_bytes.size(), kWalHeaderSize + 2 * (24 + 4096) + 40);              // leaf + header
-  EXPECT_EQ(get_u32(reinterpret_cast<const uint8_t*>(log_bytes.data()) + 8), 3u);  // version
+  EXPECT_EQ(get_u32(reinterpret_cast<const uint8_t*>(log_bytes.data()) + 8), 4u);  // version
   EXPECT_EQ(
       fmt::format("{:016x}", get_u64(reinterpret_cast<const uint8_t*>(log_bytes.data()) + 24)),
       file_id_hex(db_));
@@ -104,7 +104,7 @@ TEST_F(PageWalFileIdentity, OwnCommittedLogIsReplayed) {
   EXPECT_EQ(run({"verify", db_}).code, 0);
 }
 
-TEST_F(PageWalFileIdentity, LeftoverLogIsRemovedWhenANewFileIsCreated) {
+TEST_F(PageWalFileIdentity, LeftoverLogIsSetAsideWhenANewFileIsCreated) {
   load(db_, "I", 1000);
   const std::string log_bytes = committed_log().second;
   std::filesystem::remove(db_);
@@ -113,8 +113,12 @@ TEST_F(PageWalFileIdentity, LeftoverLogIsRemovedWhenANewFileIsCreated) {
   auto [r, err] = run_capturing(
       {"load", db_, "--index", "J", "--type", "integer", "--input", csv, "--page-size", "4096"});
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(err, "pbtree: warning: " + log_ + ": log left without its file: removed\n");
+  EXPECT_EQ(err, "pbtree: warning: " + log_ +
+                     ": log left without its file: not replayed, set "
+                     "aside as " +
+                     log_ + ".aside-1\n");
   EXPECT_FALSE(std::filesystem::exists(log_));
+  EXPECT_TRUE(read_bytes(log_ + ".aside-1") == log_bytes);
   auto v = run({"verify", db_});
   EXPECT_EQ(v.code, 0) << v.out << v.err;
   EXPECT_EQ(run({"find", db_, "--index", "J", "7"}).out, "6\n");  // record number = 0-based row
@@ -154,7 +158,7 @@ TEST_F(PageWalFileIdentity, StaleLogIsIgnoredByAReadOnlyOpen) {
   EXPECT_TRUE(read_bytes(log_) == log_bytes);
 }
 
-TEST_F(PageWalFileIdentity, StaleLogIsRemovedByAWritableOpen) {
+TEST_F(PageWalFileIdentity, StaleLogIsSetAsideByAWritableOpen) {
   load(db_, "I", 1000);
   const std::string other = dir_.file("other.pbt");
   load(other, "K", 10);
@@ -167,8 +171,10 @@ TEST_F(PageWalFileIdentity, StaleLogIsRemovedByAWritableOpen) {
   IndexFile::open(db_, true).reset();
   EXPECT_EQ(::testing::internal::GetCapturedStderr(),
             "pbtree: warning: " + log_ + ": committed log of another file (file id " + old_id +
-                ", the file has " + file_id_hex(other) + "): not replayed, removed\n");
+                ", the file has " + file_id_hex(other) + "): not replayed, set aside as " + log_ +
+                ".aside-1\n");
   EXPECT_FALSE(std::filesystem::exists(log_));
+  EXPECT_TRUE(read_bytes(log_ + ".aside-1") == log_bytes);
   EXPECT_TRUE(read_bytes(db_) == other_bytes);
 }
 

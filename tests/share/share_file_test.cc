@@ -67,7 +67,10 @@ TEST(ShareFile, SecondWriterGetsLockedErrorNamingTheFile) {
     FAIL() << "a second writer was let in";
   } catch (const LockedError& e) {
     EXPECT_EQ(e.file, tmp.path());
-    EXPECT_EQ(std::string(e.what()), tmp.path() + ": locked: another writer has the file open");
+    EXPECT_EQ(std::string(e.what()), tmp.path() +
+                                         ": locked: another writer has the file open; "
+                                         "a busy timeout waits for it (pbtree "
+                                         "--busy-timeout MS)");
   }
 }
 

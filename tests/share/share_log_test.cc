@@ -181,14 +181,15 @@ TEST(ShareLog, OlderLogOfTheSameFileIsStaleAndNotReplayed) {
   EXPECT_EQ(run({"verify", db}).code, 0);
 }
 
-// A crafted log: header (version 3) + one frame of `page_no` holding `image` + commit record.
+// A crafted log: header (version 3, still read) + one frame of `page_no` holding `image` +
+// commit record.
 std::string crafted_log(uint32_t page_size, uint64_t file_id, uint32_t page_no,
                         std::vector<uint8_t> image, uint32_t page_count, bool stamp = true) {
   const uint64_t salt = 0x1234;
-  std::string out(kWalHeaderSize, '\0');
+  std::string out(kWalHeaderSizeV3, '\0');
   auto* h = reinterpret_cast<uint8_t*>(out.data());
   std::memcpy(h, kWalMagic, 8);
-  put_u32(h + 8, kWalVersion);
+  put_u32(h + 8, kWalVersion3);
   put_u32(h + 12, page_size);
   put_u64(h + 16, salt);
   put_u64(h + 24, file_id);
