@@ -165,6 +165,10 @@ void FdbFile::read_page(uint32_t page_no, FdbPage type, uint8_t* out) const {
     fail(page_no, type, fmt::format("beyond the end of the file ({} pages)", page_count_));
   }
   read_bytes(uint64_t{page_no} * page_size(), out, page_size());
+  check_page(page_no, type, out);
+}
+
+void FdbFile::check_page(uint32_t page_no, FdbPage type, const uint8_t* out) const {
   if (page_type_of(out) != static_cast<uint8_t>(type)) {
     throw CorruptError(fmt::format("{}: page {} ({}): expected a {} page", path_, page_no,
                                    fdb_page_type_name(page_type_of(out)),

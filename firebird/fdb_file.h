@@ -80,6 +80,11 @@ class FdbFile {
   /// that its pag_type is `type`, that pag_pageno is `page_no` and that it is not encrypted.
   /// Throws CorruptError "FILE: page N (data): ..." (the type read from the page) or IoError.
   void read_page(uint32_t page_no, FdbPage type, uint8_t* out) const;
+  /// The checks of read_page on a page already read (e.g. by read_raw).
+  void check_page(uint32_t page_no, FdbPage type, const uint8_t* page) const;
+  /// Reads `n` bytes at byte `offset` with no page checks (large sequential requests).
+  /// Throws CorruptError "FILE: truncated ..." past the end of the file, IoError.
+  void read_raw(uint64_t offset, uint8_t* out, size_t n) const { read_bytes(offset, out, n); }
   /// Throws CorruptError "FILE: page N (<type>): what".
   [[noreturn]] void fail(uint32_t page_no, FdbPage type, const std::string& what) const;
 

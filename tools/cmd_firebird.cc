@@ -7,8 +7,10 @@
 #include <pbtree/index_file.h>
 #include "btree/level_stats.h"
 #include "firebird/fdb_entries.h"
+#include "firebird/fdb_table_stat.h"
 #include "firebird/fdb_what_if.h"
 #include <pbtree/keys.h>
+#include "tools/fdb_table_format.h"
 #include "tools/json_out.h"
 #include "tools/stat_format.h"
 #include "tools/what_if_format.h"
@@ -38,15 +40,42 @@ IndexStats analyze_with_progress(const FdbFile& file, const FdbTable& t, const F
   return s;
 }
 
+// gstat -r's table figures of `tables`, with a progress line "stat: data pages: P / N pages"
+// (N: the data pages the pointer pages list). None when an index is named (--index): gstat
+// -i reads no data pages either.
+std::vector<FdbTableStats> table_stats(const FdbFile& file, const std::vector<FdbTable>& catalog,
+                                       const std::vector<const FdbTable*>& tables,
+                                       const FdbStatFilter& filter, Progress* progress) {
+  if (!filter.index.empty()) return {};
+  const FdbFormatLengths formats = read_format_lengths(file, catalog);
+  if (!progress || !progress->enabled()) return analyze_fdb_tables(file, tables, formats);
+  bool started = false;
+  std::vector<FdbTableStats> s =
+      analyze_fdb_tables(file, tables, formats, [&](uint64_t done, uint64_t total) {
+        if (!started) progress->start("stat: data pages", total, "pages");
+        started = true;
+        progress->set(done);
+      });
+  progress->finish();
+  return s;
+}
+
 }  // namespace
 
 std::string format_fdb_stat(const FdbFile& file, const std::vector<FdbTable>& catalog,
                             const FdbStatFilter& filter, bool levels, Progress* progress) {
   std::string out;
-  for (const FdbTable* t : select_tables(catalog, filter)) {
+  const std::vector<const FdbTable*> tables = select_tables(catalog, filter);
+  const std::vector<FdbTableStats> figures = table_stats(file, catalog, tables, filter, progress);
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const FdbTable* t = tables[i];
     out += fmt::format("{} ({})\n", t->name, t->id);
-    out += fmt::format("    Primary pointer page: {}, Index root page: {}\n", t->pointer_page,
-                       t->index_root);
+    if (figures.empty()) {
+      out += fmt::format("    Primary pointer page: {}, Index root page: {}\n", t->pointer_page,
+                         t->index_root);
+    } else {
+      out += format_fdb_table_lines(figures[i], file.page_size(), file.header().ods_major);
+    }
     out += "\n";
     for (const FdbIndex& ix : t->indexes) {
       if (!fdb_index_wanted(ix, filter)) continue;
@@ -64,11 +93,24 @@ std::string format_fdb_stat(const FdbFile& file, const std::vector<FdbTable>& ca
 std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable>& catalog,
                                  const FdbStatFilter& filter, Progress* progress) {
   std::vector<std::string> objects;
-  for (const FdbTable* t : select_tables(catalog, filter)) {
+  const std::vector<const FdbTable*> tables = select_tables(catalog, filter);
+  const std::vector<FdbTableStats> figures = table_stats(file, catalog, tables, filter, progress);
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const FdbTable* t = tables[i];
+    if (!figures.empty()) {
+      Json o;
+      o["kind"] = "table";
+      o["table"] = t->name;
+      o["table_id"] = t->id;
+      o["page_size"] = file.page_size();
+      add_fdb_table_figures(o, figures[i], file.page_size());
+      objects.push_back(json_dump(o));
+    }
     for (const FdbIndex& ix : t->indexes) {
       if (!fdb_index_wanted(ix, filter)) continue;
       const IndexStats s = analyze_with_progress(file, *t, ix, progress);
       Json o;
+      o["kind"] = "index";
       o["table"] = t->name;
       o["table_id"] = t->id;
       o["name"] = ix.name;
