@@ -2,7 +2,7 @@
 // (tools/fdb_table_format.h): a hand-built database image with records, a back version, a
 // fragment and blobs of levels 0 and 1; damaged images give one-line errors; a real Firebird 3
 // database from ../shared/data/firebird-real gives fbstat -r's lines. Whole reports are compared
-// with fbstat by tests/firebird/compare_real.sh and compare_stat.sh.
+// with fbstat by tests/firebird/compare_tables.sh and compare_stat.sh.
 #include <gtest/gtest.h>
 
 #include <cstring>

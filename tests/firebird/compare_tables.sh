@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ctest firebird_real_compare: `pbtree stat --firebird` against the real gstat on databases
+# ctest firebird_table_compare: `pbtree stat --firebird` against the real gstat on databases
 # other people made, every line of the report body (table lines and index blocks, from the
 # line after "Analyzing database pages ..." to the one before "Gstat completion time"):
 #   - each ODS 12.0 file of DATA/firebird-real (header word 0x800c, minor 0) against Debian's
@@ -9,12 +9,12 @@
 #     output of Firebird 5.0.4, when FB5=1 (once the ODS 13 reader is in).
 # Fails (exit 1) on any difference and when fbstat is missing (scripts/install-deps.sh).
 #
-# usage: compare_real.sh PBTREE_BINARY DATA_DIR      (DATA_DIR: ../shared/data)
+# usage: compare_tables.sh PBTREE_BINARY DATA_DIR      (DATA_DIR: ../shared/data)
 set -euo pipefail
 pbtree=$1; data=$2
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/pbtree-real.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
-command -v fbstat >/dev/null || { echo "compare_real.sh: fbstat not found (run scripts/install-deps.sh)" >&2; exit 1; }
+command -v fbstat >/dev/null || { echo "compare_tables.sh: fbstat not found (run scripts/install-deps.sh)" >&2; exit 1; }
 lib=/usr/lib/x86_64-linux-gnu/firebird/3.0
 mkdir -p "$scratch/root" "$scratch/lock"
 for f in plugins intl firebird.msg plugins.conf lib UDF; do ln -sfn "$lib/$f" "$scratch/root/$f"; done
