@@ -4,12 +4,12 @@
 #include "firebird/fdb_table_stat.h"
 
 #include <fmt/format.h>
+#include <pbtree/errors.h>
 
 #include <algorithm>
 #include <cstring>
 #include <set>
 
-#include <pbtree/errors.h>
 #include "firebird/fdb_records.h"
 
 namespace pbtree::firebird {
@@ -24,27 +24,57 @@ constexpr uint8_t kDpgOrphan = 1, kDpgFull = 2, kDpgSwept = 8, kDpgSecondary = 1
 constexpr uint16_t kFormatsRelation = 8;  // RDB$FORMATS
 constexpr int kBuckets = 5;
 
-uint32_t ppg_next(const uint8_t* p) { return fdb_u32(p + 20); }
-uint16_t ppg_count(const uint8_t* p) { return fdb_u16(p + 24); }
-uint16_t ppg_relation(const uint8_t* p) { return fdb_u16(p + 26); }
-uint32_t dpg_sequence(const uint8_t* p) { return fdb_u32(p + 16); }
-uint16_t dpg_relation(const uint8_t* p) { return fdb_u16(p + 20); }
-uint16_t dpg_count(const uint8_t* p) { return fdb_u16(p + 22); }
-uint16_t line_offset(const uint8_t* p, uint32_t line) { return fdb_u16(p + kDataHeader + 4 * line); }
+uint32_t ppg_next(const uint8_t* p) {
+  return fdb_u32(p + 20);
+}
+uint16_t ppg_count(const uint8_t* p) {
+  return fdb_u16(p + 24);
+}
+uint16_t ppg_relation(const uint8_t* p) {
+  return fdb_u16(p + 26);
+}
+uint32_t dpg_sequence(const uint8_t* p) {
+  return fdb_u32(p + 16);
+}
+uint16_t dpg_relation(const uint8_t* p) {
+  return fdb_u16(p + 20);
+}
+uint16_t dpg_count(const uint8_t* p) {
+  return fdb_u16(p + 22);
+}
+uint16_t line_offset(const uint8_t* p, uint32_t line) {
+  return fdb_u16(p + kDataHeader + 4 * line);
+}
 uint16_t line_length(const uint8_t* p, uint32_t line) {
   return fdb_u16(p + kDataHeader + 4 * line + 2);
 }
 // Record header fields at a line's offset.
-uint32_t rhd_b_page(const uint8_t* r) { return fdb_u32(r + 4); }
-uint16_t rhd_b_line(const uint8_t* r) { return fdb_u16(r + 8); }
-uint16_t rhd_flags(const uint8_t* r) { return fdb_u16(r + 10); }
-uint8_t rhd_format(const uint8_t* r) { return r[12]; }
-uint32_t rhdf_f_page(const uint8_t* r) { return fdb_u32(r + 16); }
-uint16_t rhdf_f_line(const uint8_t* r) { return fdb_u16(r + 20); }
+uint32_t rhd_b_page(const uint8_t* r) {
+  return fdb_u32(r + 4);
+}
+uint16_t rhd_b_line(const uint8_t* r) {
+  return fdb_u16(r + 8);
+}
+uint16_t rhd_flags(const uint8_t* r) {
+  return fdb_u16(r + 10);
+}
+uint8_t rhd_format(const uint8_t* r) {
+  return r[12];
+}
+uint32_t rhdf_f_page(const uint8_t* r) {
+  return fdb_u32(r + 16);
+}
+uint16_t rhdf_f_line(const uint8_t* r) {
+  return fdb_u16(r + 20);
+}
 
-uint32_t max_records_per_page(uint32_t page_size) { return (page_size - 28) / (4 + kRhdSize); }
+uint32_t max_records_per_page(uint32_t page_size) {
+  return (page_size - 28) / (4 + kRhdSize);
+}
 
-double ratio(uint64_t a, uint64_t b) { return b ? static_cast<double>(a) / b : 0.0; }
+double ratio(uint64_t a, uint64_t b) {
+  return b ? static_cast<double>(a) / b : 0.0;
+}
 
 // Line `line` of a data page: its record bytes, checked to lie inside the page after the line
 // array and to hold at least `min_len` bytes. Returns nullptr for an empty line.
@@ -55,8 +85,9 @@ const uint8_t* line_record(const FdbFile& file, uint32_t page_no, const uint8_t*
   const uint32_t off = line_offset(page, line), len = line_length(page, line);
   if (off == 0) return nullptr;
   if (off < kDataHeader + 4 * count || off + len > ps || len < min_len) {
-    file.fail(page_no, FdbPage::Data,
-              fmt::format("line {}: record at offset {} length {} outside the page", line, off, len));
+    file.fail(
+        page_no, FdbPage::Data,
+        fmt::format("line {}: record at offset {} length {} outside the page", line, off, len));
   }
   if (len_out) *len_out = static_cast<uint16_t>(len);
   return page + off;
@@ -64,7 +95,8 @@ const uint8_t* line_record(const FdbFile& file, uint32_t page_no, const uint8_t*
 
 void check_line_array(const FdbFile& file, uint32_t page_no, const uint8_t* page) {
   if (kDataHeader + 4 * uint32_t{dpg_count(page)} > file.page_size()) {
-    file.fail(page_no, FdbPage::Data, fmt::format("dpg_count {} does not fit the page", dpg_count(page)));
+    file.fail(page_no, FdbPage::Data,
+              fmt::format("dpg_count {} does not fit the page", dpg_count(page)));
   }
 }
 
@@ -84,7 +116,8 @@ class PageSource {
       return chunk_ + size_t{n - first_} * file_.page_size();
     }
     if (n >= file_.page_count()) {
-      file_.fail(n, FdbPage::Data, fmt::format("beyond the end of the file ({} pages)", file_.page_count()));
+      file_.fail(n, FdbPage::Data,
+                 fmt::format("beyond the end of the file ({} pages)", file_.page_count()));
     }
     file_.read_raw(uint64_t{n} * file_.page_size(), one_.data(), one_.size());
     return one_.data();
@@ -111,7 +144,8 @@ class TableAnalyzer {
     uint16_t f_line = rhdf_f_line(header);
     std::set<std::pair<uint32_t, uint16_t>> seen;
     while (flags & kIncomplete) {
-      if (!seen.insert({f_page, f_line}).second) file_.fail(f_page, FdbPage::Data, "fragment chain loops");
+      if (!seen.insert({f_page, f_line}).second)
+        file_.fail(f_page, FdbPage::Data, "fragment chain loops");
       const uint8_t* page = src_.page(f_page);
       if (page[0] != static_cast<uint8_t>(FdbPage::Data) || dpg_relation(page) != relation ||
           dpg_count(page) <= f_line) {
@@ -127,7 +161,9 @@ class TableAnalyzer {
       ++count;
       flags = rhd_flags(r);
       if (flags & kIncomplete) {
-        if (len < kRhdfSize) file_.fail(f_page, FdbPage::Data, fmt::format("line {}: fragment header cut short", f_line));
+        if (len < kRhdfSize)
+          file_.fail(f_page, FdbPage::Data,
+                     fmt::format("line {}: fragment header cut short", f_line));
         f_page = rhdf_f_page(r);
         f_line = rhdf_f_line(r);
       }
@@ -143,7 +179,8 @@ class TableAnalyzer {
     uint32_t space = 0, count = 0;
     std::set<std::pair<uint32_t, uint16_t>> seen;
     while (b_page) {
-      if (!seen.insert({b_page, b_line}).second) file_.fail(b_page, FdbPage::Data, "back version chain loops");
+      if (!seen.insert({b_page, b_line}).second)
+        file_.fail(b_page, FdbPage::Data, "back version chain loops");
       const uint8_t* page = src_.page(b_page);
       if (page[0] != static_cast<uint8_t>(FdbPage::Data) || dpg_relation(page) != relation ||
           dpg_count(page) <= b_line) {
@@ -159,7 +196,9 @@ class TableAnalyzer {
       const uint32_t next_page = rhd_b_page(r);
       const uint16_t next_line = rhd_b_line(r);
       if (rhd_flags(r) & kIncomplete) {
-        if (len < kRhdfSize) file_.fail(b_page, FdbPage::Data, fmt::format("line {}: fragment header cut short", b_line));
+        if (len < kRhdfSize)
+          file_.fail(b_page, FdbPage::Data,
+                     fmt::format("line {}: fragment header cut short", b_line));
         uint8_t header[kRhdfSize];
         std::memcpy(header, r, kRhdfSize);  // the page buffer may be reused by fragments()
         space -= kRhdfSize;
@@ -175,12 +214,14 @@ class TableAnalyzer {
   }
 
   // analyze_blob.
-  void blob(FdbTableStats& s, uint32_t page_no, uint32_t line, const uint8_t* blh, uint16_t length) {
+  void blob(FdbTableStats& s, uint32_t page_no, uint32_t line, const uint8_t* blh,
+            uint16_t length) {
     if (length < kBlhSize) {
       file_.fail(page_no, FdbPage::Data, fmt::format("line {}: blob header cut short", line));
     }
     const uint8_t level = blh[12];
-    if (level > 2) file_.fail(page_no, FdbPage::Data, fmt::format("line {}: blob level {}", line, level));
+    if (level > 2)
+      file_.fail(page_no, FdbPage::Data, fmt::format("line {}: blob level {}", line, level));
     FdbBlobLevel& b = s.blobs[level];
     ++b.count;
     b.space += fdb_u32(blh + 20);
@@ -193,8 +234,9 @@ class TableAnalyzer {
       for (uint32_t n : numbers) {
         const uint8_t* bp = src_.page(n);
         if (bp[0] != static_cast<uint8_t>(FdbPage::Blob)) {
-          throw CorruptError(fmt::format("{}: page {} ({}): expected a blob page (blob of data page {} line {})",
-                                         file_.path(), n, fdb_page_type_name(bp[0]), page_no, line));
+          throw CorruptError(
+              fmt::format("{}: page {} ({}): expected a blob page (blob of data page {} line {})",
+                          file_.path(), n, fdb_page_type_name(bp[0]), page_no, line));
         }
         pages += fdb_u16(bp + 24) / 4;
       }
@@ -209,8 +251,8 @@ class TableAnalyzer {
                  std::array<bool, 256>& used, uint32_t page_no, const uint8_t* page) {
     file_.check_page(page_no, FdbPage::Data, page);
     if (dpg_relation(page) != relation) {
-      file_.fail(page_no, FdbPage::Data, fmt::format("relation {} where {} was expected",
-                                                     dpg_relation(page), relation));
+      file_.fail(page_no, FdbPage::Data,
+                 fmt::format("relation {} where {} was expected", dpg_relation(page), relation));
     }
     check_line_array(file_, page_no, page);
     const uint32_t count = dpg_count(page);
@@ -236,7 +278,8 @@ class TableAnalyzer {
         const uint16_t b_line = rhd_b_line(r);
         if (flags & kIncomplete) {
           if (len < kRhdfSize) {
-            file_.fail(page_no, FdbPage::Data, fmt::format("line {}: fragment header cut short", line));
+            file_.fail(page_no, FdbPage::Data,
+                       fmt::format("line {}: fragment header cut short", line));
           }
           s.record_space -= kRhdfSize;
           s.record_space += fragments(s, relation, r);
@@ -251,7 +294,8 @@ class TableAnalyzer {
     int bucket = space * kBuckets / static_cast<int>(file_.page_size() - kDataHeader);
     if (bucket == kBuckets) --bucket;
     if (bucket > kBuckets) {
-      file_.fail(page_no, FdbPage::Data, fmt::format("{} bytes in use, more than the page holds", space));
+      file_.fail(page_no, FdbPage::Data,
+                 fmt::format("{} bytes in use, more than the page holds", space));
     }
     ++s.fill[static_cast<size_t>(bucket)];
     if (count == 0) ++s.empty_pages;
@@ -280,7 +324,8 @@ std::vector<uint8_t> blob_data(const FdbFile& file, uint32_t page_no, const uint
       const uint32_t n = fdb_u32(blh + kBlhSize + 4 * i);
       file.read_page(n, FdbPage::Blob, bp.data());
       const uint32_t used = fdb_u16(bp.data() + 24);
-      if (kBlpSize + used > file.page_size()) file.fail(n, FdbPage::Blob, "blp_length beyond the page");
+      if (kBlpSize + used > file.page_size())
+        file.fail(n, FdbPage::Blob, "blp_length beyond the page");
       raw.insert(raw.end(), bp.begin() + kBlpSize, bp.begin() + kBlpSize + used);
     }
   } else {
@@ -301,11 +346,21 @@ std::vector<uint8_t> blob_data(const FdbFile& file, uint32_t page_no, const uint
 
 }  // namespace
 
-double FdbTableStats::average_record_length() const { return ratio(record_space, records); }
-double FdbTableStats::average_version_length() const { return ratio(version_space, versions); }
-double FdbTableStats::average_fragment_length() const { return ratio(fragment_space, fragments); }
-double FdbTableStats::average_unpacked_length() const { return ratio(format_space, records); }
-double FdbTableStats::compression_ratio() const { return ratio(format_space, record_space); }
+double FdbTableStats::average_record_length() const {
+  return ratio(record_space, records);
+}
+double FdbTableStats::average_version_length() const {
+  return ratio(version_space, versions);
+}
+double FdbTableStats::average_fragment_length() const {
+  return ratio(fragment_space, fragments);
+}
+double FdbTableStats::average_unpacked_length() const {
+  return ratio(format_space, records);
+}
+double FdbTableStats::compression_ratio() const {
+  return ratio(format_space, record_space);
+}
 double FdbTableStats::average_fill(uint32_t page_size) const {
   return data_pages ? static_cast<double>(total_space) * 100 /
                           (static_cast<double>(data_pages) * (page_size - kDataHeader))
@@ -351,42 +406,45 @@ FdbFormatLengths read_format_lengths(const FdbFile& file, const std::vector<FdbT
   }
 
   // RDB$FORMATS: RELATION_ID smallint, FORMAT smallint, DESCRIPTOR blob.
-  const RecordFormat layout = RecordFormat::layout({{Dtype::Short, 2}, {Dtype::Short, 2}, {Dtype::Blob, 8}});
-  scan_relation(file, kFormatsRelation, formats->pointer_pages, 65535, [&](std::span<const uint8_t> rec) {
-    RecordView v(layout, rec);
-    if (v.is_null(0) || v.is_null(1) || v.is_null(2)) return;
-    const uint8_t* bid = rec.data() + layout.fields[2].offset;
-    const uint64_t number = (uint64_t{bid[3]} << 32) | fdb_u32(bid + 4);
-    uint16_t length = 0;
-    auto it = blobs.find(number);
-    if (it == blobs.end()) {
-      throw CorruptError(fmt::format("{}: RDB$FORMATS: the descriptor blob of relation {} format {} "
-                                     "(record number {}) is missing",
-                                     file.path(), v.integer(0), v.integer(1), number));
-    }
-    file.read_page(it->second.page, FdbPage::Data, dpg.data());
-    uint16_t len = 0;
-    const uint8_t* blh = line_record(file, it->second.page, dpg.data(), it->second.line, kBlhSize, &len);
-    const std::vector<uint8_t> d = blob_data(file, it->second.page, blh, len);
-    if (d.size() >= 2) {
-      const uint32_t n = fdb_u16(d.data());
-      if (n > 0 && 2 + 12 * size_t{n} <= d.size()) {
-        const uint8_t* last = d.data() + 2 + 12 * (n - 1);
-        length = static_cast<uint16_t>(fdb_u32(last + 8) + fdb_u16(last + 2));
-      } else if (n > 0) {
-        file.fail(it->second.page, FdbPage::Data,
-                  fmt::format("format descriptor blob of {} bytes for {} fields", d.size(), n));
-      }
-    }
-    out[static_cast<uint16_t>(v.integer(0))][static_cast<int16_t>(v.integer(1))] = length;
-  });
+  const RecordFormat layout =
+      RecordFormat::layout({{Dtype::Short, 2}, {Dtype::Short, 2}, {Dtype::Blob, 8}});
+  scan_relation(
+      file, kFormatsRelation, formats->pointer_pages, 65535, [&](std::span<const uint8_t> rec) {
+        RecordView v(layout, rec);
+        if (v.is_null(0) || v.is_null(1) || v.is_null(2)) return;
+        const uint8_t* bid = rec.data() + layout.fields[2].offset;
+        const uint64_t number = (uint64_t{bid[3]} << 32) | fdb_u32(bid + 4);
+        uint16_t length = 0;
+        auto it = blobs.find(number);
+        if (it == blobs.end()) {
+          throw CorruptError(
+              fmt::format("{}: RDB$FORMATS: the descriptor blob of relation {} format {} "
+                          "(record number {}) is missing",
+                          file.path(), v.integer(0), v.integer(1), number));
+        }
+        file.read_page(it->second.page, FdbPage::Data, dpg.data());
+        uint16_t len = 0;
+        const uint8_t* blh =
+            line_record(file, it->second.page, dpg.data(), it->second.line, kBlhSize, &len);
+        const std::vector<uint8_t> d = blob_data(file, it->second.page, blh, len);
+        if (d.size() >= 2) {
+          const uint32_t n = fdb_u16(d.data());
+          if (n > 0 && 2 + 12 * size_t{n} <= d.size()) {
+            const uint8_t* last = d.data() + 2 + 12 * (n - 1);
+            length = static_cast<uint16_t>(fdb_u32(last + 8) + fdb_u16(last + 2));
+          } else if (n > 0) {
+            file.fail(it->second.page, FdbPage::Data,
+                      fmt::format("format descriptor blob of {} bytes for {} fields", d.size(), n));
+          }
+        }
+        out[static_cast<uint16_t>(v.integer(0))][static_cast<int16_t>(v.integer(1))] = length;
+      });
   return out;
 }
 
-std::vector<FdbTableStats> analyze_fdb_tables(const FdbFile& file,
-                                              const std::vector<const FdbTable*>& tables,
-                                              const FdbFormatLengths& formats,
-                                              const std::function<void(uint64_t, uint64_t)>& on_pages) {
+std::vector<FdbTableStats> analyze_fdb_tables(
+    const FdbFile& file, const std::vector<const FdbTable*>& tables,
+    const FdbFormatLengths& formats, const std::function<void(uint64_t, uint64_t)>& on_pages) {
   const uint32_t ps = file.page_size();
   std::vector<FdbTableStats> stats(tables.size());
   // Owner (index into `tables`) of each data page a pointer page lists; kNone elsewhere.
@@ -417,8 +475,9 @@ std::vector<FdbTableStats> analyze_fdb_tables(const FdbFile& file,
       if (!seen.insert(pp).second) file.fail(pp, FdbPage::Pointer, "pointer page chain loops");
       file.read_page(pp, FdbPage::Pointer, ppg.data());
       if (ppg_relation(ppg.data()) != t.id) {
-        file.fail(pp, FdbPage::Pointer, fmt::format("relation {} where {} ({}) was expected",
-                                                    ppg_relation(ppg.data()), t.id, t.name));
+        file.fail(pp, FdbPage::Pointer,
+                  fmt::format("relation {} where {} ({}) was expected", ppg_relation(ppg.data()),
+                              t.id, t.name));
       }
       ++s.pointer_pages;
       const uint32_t count = ppg_count(ppg.data());
@@ -430,11 +489,15 @@ std::vector<FdbTableStats> analyze_fdb_tables(const FdbFile& file,
         const uint32_t dp = fdb_u32(ppg.data() + kPointerHeader + 4 * slot);
         if (dp == 0) continue;
         if (dp >= file.page_count()) {
-          file.fail(pp, FdbPage::Pointer, fmt::format("slot {}: data page {} beyond the end of the file "
-                                                      "({} pages)", slot, dp, file.page_count()));
+          file.fail(pp, FdbPage::Pointer,
+                    fmt::format("slot {}: data page {} beyond the end of the file "
+                                "({} pages)",
+                                slot, dp, file.page_count()));
         }
         if (owner.size() <= dp) {
-          owner.resize(std::min<size_t>(file.page_count(), std::max<size_t>(dp + 1, owner.size() * 2)), kNone);
+          owner.resize(
+              std::min<size_t>(file.page_count(), std::max<size_t>(dp + 1, owner.size() * 2)),
+              kNone);
         }
         if (owner[dp] != kNone) {
           file.fail(dp, FdbPage::Data, fmt::format("listed twice by pointer pages (page {})", pp));

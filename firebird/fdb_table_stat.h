@@ -61,19 +61,19 @@ struct FdbBlobLevel {
 /// dba.epp's struct dba_rel figures of one table. Lengths are bytes.
 struct FdbTableStats {
   uint32_t pointer_page = 0, index_root = 0;  ///< first pointer page, index root page
-  uint32_t total_formats = 0;  ///< rows of RDB$FORMATS for the table
-  uint32_t used_formats = 0;   ///< of those, formats some primary record has
-  uint64_t records = 0;        ///< primary record versions (incl. deleted stubs)
-  uint64_t record_space = 0;   ///< their packed bytes without record headers, with fragments
+  uint32_t total_formats = 0;                 ///< rows of RDB$FORMATS for the table
+  uint32_t used_formats = 0;                  ///< of those, formats some primary record has
+  uint64_t records = 0;                       ///< primary record versions (incl. deleted stubs)
+  uint64_t record_space = 0;  ///< their packed bytes without record headers, with fragments
   uint64_t versions = 0, version_space = 0, max_versions = 0;  ///< back versions
   uint64_t fragments = 0, fragment_space = 0, max_fragments = 0;
-  uint64_t format_space = 0;   ///< sum over records of their format's unpacked length
+  uint64_t format_space = 0;  ///< sum over records of their format's unpacked length
   uint64_t pointer_pages = 0, slots = 0, data_pages = 0;
   uint64_t primary_pages = 0, swept_pages = 0, empty_pages = 0, full_pages = 0;
-  uint64_t bigrec_pages = 0;   ///< fragment pages holding one line of a big record
-  uint64_t total_space = 0;    ///< bytes in use on the data pages (line array + lines)
-  std::array<uint64_t, 5> fill{};      ///< data pages by fill: 0-19%, ..., 80-99%
-  std::array<FdbBlobLevel, 3> blobs{}; ///< by blh_level
+  uint64_t bigrec_pages = 0;            ///< fragment pages holding one line of a big record
+  uint64_t total_space = 0;             ///< bytes in use on the data pages (line array + lines)
+  std::array<uint64_t, 5> fill{};       ///< data pages by fill: 0-19%, ..., 80-99%
+  std::array<FdbBlobLevel, 3> blobs{};  ///< by blh_level
 
   uint64_t blob_count() const { return blobs[0].count + blobs[1].count + blobs[2].count; }
   uint64_t blob_space() const { return blobs[0].space + blobs[1].space + blobs[2].space; }
@@ -82,11 +82,11 @@ struct FdbTableStats {
   uint64_t table_size(uint32_t page_size) const {
     return uint64_t{page_size} * (pointer_pages + data_pages + blob_pages());
   }
-  double average_record_length() const;   ///< record_space / records (0 without records)
-  double average_version_length() const;  ///< version_space / versions
-  double average_fragment_length() const; ///< fragment_space / fragments
-  double average_unpacked_length() const; ///< format_space / records
-  double compression_ratio() const;       ///< format_space / record_space
+  double average_record_length() const;           ///< record_space / records (0 without records)
+  double average_version_length() const;          ///< version_space / versions
+  double average_fragment_length() const;         ///< fragment_space / fragments
+  double average_unpacked_length() const;         ///< format_space / records
+  double compression_ratio() const;               ///< format_space / record_space
   double average_fill(uint32_t page_size) const;  ///< percent of (page size - 24) per page
 };
 
@@ -104,7 +104,6 @@ FdbFormatLengths read_format_lengths(const FdbFile& file, const std::vector<FdbT
 /// a pointer chain that loops or a data page listed twice.
 std::vector<FdbTableStats> analyze_fdb_tables(
     const FdbFile& file, const std::vector<const FdbTable*>& tables,
-    const FdbFormatLengths& formats,
-    const std::function<void(uint64_t, uint64_t)>& on_pages = {});
+    const FdbFormatLengths& formats, const std::function<void(uint64_t, uint64_t)>& on_pages = {});
 
 }  // namespace pbtree::firebird

@@ -3,10 +3,11 @@
 // 1; each 4096-byte chunk of the input becomes the next page (the last one zero-padded), with
 // its pag_pageno set to its number so the checks get past it. The target reads the catalog
 // (pointer pages, data pages, record fragments, RLE decompression, system relation records,
-// index root pages) and walks every page of type 7 as the root of an index (gstat figures,
-// leaf entries, what-if over an integer key): each must succeed or throw CorruptError,
-// UsageError or KeyError; any other exception, a crash, a hang or a sanitizer report is a
-// bug. Seeds (fuzz/corpus/fuzz_firebird/) are pages of a real database made by isql-fb:
+// index root pages), computes gstat's table figures of every table and of every pointer
+// page taken as a table's first, and walks every page of type 7 as the root of an index
+// (gstat figures, leaf entries, what-if over an integer key): each must succeed or throw
+// CorruptError, UsageError or KeyError; any other exception, a crash, a hang or a sanitizer
+// report is a bug. Seeds (fuzz/corpus/fuzz_firebird/) are pages of a real database made by isql-fb:
 // fuzz/make_firebird_corpus.py.
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include "firebird/fdb_entries.h"
 #include "firebird/fdb_file.h"
 #include "firebird/fdb_stat.h"
+#include "firebird/fdb_table_stat.h"
 #include "firebird/fdb_what_if.h"
 #include <pbtree/keys.h>
 #include <pbtree/errors.h>
@@ -62,7 +64,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const FdbTable& t : catalog) {
       for (const FdbIndex& ix : t.indexes) expect_clean([&] { analyze_fdb_index(*file, t, ix); });
     }
+    // gstat -r's table figures (firebird/fdb_table_stat.h) of every table.
+    std::vector<const FdbTable*> all;
+    for (const FdbTable& t : catalog) all.push_back(&t);
+    expect_clean([&] { analyze_fdb_tables(*file, all, read_format_lengths(*file, catalog)); });
   });
+  // Every pointer page as the first one of its relation: data pages, versions, fragments, blobs.
+  for (uint32_t p = 1; p <= pages; ++p) {
+    if (image[p * kPage] != 4) continue;
+    FdbTable table;
+    std::memcpy(&table.id, &image[p * kPage + 26], 2);
+    table.pointer_page = p;
+    expect_clean([&] { analyze_fdb_tables(*file, {&table}, {}); });
+  }
   for (uint32_t p = 1; p <= pages; ++p) {
     if (image[p * kPage] != 7) continue;
     FdbTable table;

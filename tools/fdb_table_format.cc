@@ -20,13 +20,16 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
-double rounded(double v, int decimals) { return std::stod(fixed(v, decimals)); }
+double rounded(double v, int decimals) {
+  return std::stod(fixed(v, decimals));
+}
 
 }  // namespace
 
 std::string format_fdb_table_lines(const FdbTableStats& s, uint32_t page_size, uint16_t ods_major) {
   std::string o;
-  o += fmt::format("    Primary pointer page: {}, Index root page: {}\n", s.pointer_page, s.index_root);
+  o += fmt::format("    Primary pointer page: {}, Index root page: {}\n", s.pointer_page,
+                   s.index_root);
   o += fmt::format("    Total formats: {}, used formats: {}\n", s.total_formats, s.used_formats);
   o += fmt::format("    Average record length: {}, total records: {}\n",
                    fixed(s.average_record_length(), 2), s.records);
@@ -60,7 +63,8 @@ std::string format_fdb_table_lines(const FdbTableStats& s, uint32_t page_size, u
   if (ods_major >= 13) o += fmt::format("    Table size: {} bytes\n", s.table_size(page_size));
   o += "    Fill distribution:\n";
   for (int n = 0; n < 5; ++n) {
-    o += fmt::format("\t{:2} - {:2}% = {}\n", n * 20, (n + 1) * 20 - 1, s.fill[static_cast<size_t>(n)]);
+    o += fmt::format("\t{:2} - {:2}% = {}\n", n * 20, (n + 1) * 20 - 1,
+                     s.fill[static_cast<size_t>(n)]);
   }
   return o;
 }
@@ -92,11 +96,15 @@ void add_fdb_table_figures(Json& o, const FdbTableStats& s, uint32_t page_size) 
   o["big_record_pages"] = s.bigrec_pages;
   Json levels = Json::array();
   for (size_t l = 0; l < s.blobs.size(); ++l) {
-    levels.push_back(Json{{"level", l}, {"count", s.blobs[l].count},
-                          {"total_length", s.blobs[l].space}, {"pages", s.blobs[l].pages}});
+    levels.push_back(Json{{"level", l},
+                          {"count", s.blobs[l].count},
+                          {"total_length", s.blobs[l].space},
+                          {"pages", s.blobs[l].pages}});
   }
-  o["blobs"] = Json{{"count", s.blob_count()}, {"total_length", s.blob_space()},
-                    {"pages", s.blob_pages()}, {"levels", std::move(levels)}};
+  o["blobs"] = Json{{"count", s.blob_count()},
+                    {"total_length", s.blob_space()},
+                    {"pages", s.blob_pages()},
+                    {"levels", std::move(levels)}};
   o["table_size"] = s.table_size(page_size);
   o["fill_distribution"] = Json(std::vector<uint64_t>(s.fill.begin(), s.fill.end()));
 }

@@ -4,13 +4,13 @@
 // database from ../shared/data/firebird-real gives fbstat -r's lines. Whole reports are compared
 // with fbstat by tests/firebird/compare_tables.sh and compare_stat.sh.
 #include <gtest/gtest.h>
+#include <pbtree/errors.h>
 
 #include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include <pbtree/errors.h>
 #include "firebird/fdb_catalog.h"
 #include "firebird/fdb_file.h"
 #include "firebird/fdb_records.h"
@@ -22,8 +22,12 @@ namespace {
 
 constexpr uint32_t kPs = 4096;
 
-void put16(std::vector<uint8_t>& img, uint64_t at, uint16_t v) { std::memcpy(&img[at], &v, 2); }
-void put32(std::vector<uint8_t>& img, uint64_t at, uint32_t v) { std::memcpy(&img[at], &v, 4); }
+void put16(std::vector<uint8_t>& img, uint64_t at, uint16_t v) {
+  std::memcpy(&img[at], &v, 2);
+}
+void put32(std::vector<uint8_t>& img, uint64_t at, uint32_t v) {
+  std::memcpy(&img[at], &v, 4);
+}
 
 // Page `p` gets type `type` and its own number.
 void page_header(std::vector<uint8_t>& img, uint32_t p, uint8_t type, uint8_t flags = 0) {
@@ -57,8 +61,8 @@ std::vector<uint8_t> table_image() {
   put32(img, 20, 1);
   page_header(img, 1, 4);
   page_header(img, 2, 4);
-  put16(img, 2 * kPs + 24, 3);     // ppg_count
-  put16(img, 2 * kPs + 26, 128);   // ppg_relation
+  put16(img, 2 * kPs + 24, 3);    // ppg_count
+  put16(img, 2 * kPs + 26, 128);  // ppg_relation
   put32(img, 2 * kPs + 32, 3);
   put32(img, 2 * kPs + 40, 4);
   page_header(img, 3, 5, 0x08);
@@ -70,8 +74,8 @@ std::vector<uint8_t> table_image() {
   put32(img, r2 + 16, 4);  // rhdf_f_page
   put16(img, r2 + 20, 1);  // rhdf_f_line
   const uint64_t b0 = line(img, 3, 3, 3700, 33, 16);
-  img[b0 + 12] = 0;           // blh_level
-  put32(img, b0 + 20, 5);     // blh_length
+  img[b0 + 12] = 0;        // blh_level
+  put32(img, b0 + 20, 5);  // blh_length
   const uint64_t b1 = line(img, 3, 4, 3600, 36, 16);
   img[b1 + 12] = 1;
   put32(img, b1 + 20, 9000);
@@ -235,7 +239,8 @@ TEST(FdbTableStat, DataPageListedTwiceIsCorrupt) {
 TEST(FdbTableStat, LineOutsideThePageIsCorrupt) {
   auto img = table_image();
   put16(img, 3 * kPs + 24, 4090);  // line 0 at 4090, 33 bytes
-  EXPECT_EQ(error_of(img), "x.fdb: page 3 (data): line 0: record at offset 4090 length 33 outside the page");
+  EXPECT_EQ(error_of(img),
+            "x.fdb: page 3 (data): line 0: record at offset 4090 length 33 outside the page");
 }
 
 TEST(FdbTableStat, PointerChainThatLoopsIsCorrupt) {
@@ -268,15 +273,16 @@ TEST(FdbTableStat, RecordThatDoesNotDecompressIsAOneLineError) {
     scan_relation(*f, 128, {2}, 50, [](std::span<const uint8_t>) {});
     FAIL() << "no error";
   } catch (const CorruptError& e) {
-    EXPECT_STREQ(e.what(), "x.fdb: page 3 (data): line 0: record does not decompress within 50 bytes");
+    EXPECT_STREQ(e.what(),
+                 "x.fdb: page 3 (data): line 0: record does not decompress within 50 bytes");
   }
 }
 
 // EMPLOYEE.FDB of jvelilla/eiffel_firebird (ODS 12.0, 8 KiB pages): COUNTRY as Debian's
 // Firebird 3.0.11 `fbstat -r` prints it.
 TEST(FdbTableStat, RealDatabaseTableEqualsFbstat) {
-  const std::string path =
-      std::string(PBTREE_SOURCE_DIR) + "/../shared/data/firebird-real/jvelilla__eiffel_firebird__EMPLOYEE.FDB";
+  const std::string path = std::string(PBTREE_SOURCE_DIR) +
+                           "/../shared/data/firebird-real/jvelilla__eiffel_firebird__EMPLOYEE.FDB";
   ASSERT_TRUE(std::filesystem::exists(path)) << path;
   auto f = FdbFile::open(path);
   const std::vector<FdbTable> catalog = read_catalog(*f);
