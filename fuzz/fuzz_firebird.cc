@@ -7,8 +7,8 @@
 // page taken as a table's first, and walks every page of type 7 as the root of an index
 // (gstat figures, leaf entries, what-if over an integer key): each must succeed or throw
 // CorruptError, UsageError or KeyError; any other exception, a crash, a hang or a sanitizer
-// report is a bug. Seeds (fuzz/corpus/fuzz_firebird/) are pages of a real database made by isql-fb:
-// fuzz/make_firebird_corpus.py.
+// report is a bug. Seeds (fuzz/corpus/fuzz_firebird/) are pages of a real database made by
+// isql-fb: fuzz/make_firebird_corpus.py.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
