@@ -68,9 +68,6 @@ uint16_t rhdf_f_line(const uint8_t* r) {
   return fdb_u16(r + 20);
 }
 
-uint32_t max_records_per_page(uint32_t page_size) {
-  return (page_size - 28) / (4 + kRhdSize);
-}
 
 double ratio(uint64_t a, uint64_t b) {
   return b ? static_cast<double>(a) / b : 0.0;
@@ -375,7 +372,7 @@ FdbFormatLengths read_format_lengths(const FdbFile& file, const std::vector<FdbT
   }
   if (!formats || formats->pointer_pages.empty()) return out;
   const uint32_t ps = file.page_size();
-  const uint64_t max_records = max_records_per_page(ps);
+  const uint64_t max_records = file.ods().max_records(ps);
 
   // Blob header lines of RDB$FORMATS by record number.
   struct Where {

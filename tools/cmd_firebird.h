@@ -49,6 +49,13 @@ std::string format_fdb_what_if(const firebird::FdbFile& file,
 /// UsageError (no such index, index not decodable), KeyError, CorruptError, IoError.
 void run_firebird_import(const FirebirdImportArgs& args, std::ostream& out);
 
+/// The part of gstat -r's report before the tables, as the release that wrote the file
+/// prints it (ppg.cpp PPG_print_header: Firebird 2.5's lines for ODS 11, Firebird 3's for
+/// ODS 12, Firebird 5's for ODS 13): `Database "NAME"`, the header page's fields, its
+/// variable data (clumplets), the file sequence and "Analyzing database pages ...". gstat's
+/// "Gstat execution time" line carries the local time. `name`: the path as given.
+std::string format_fdb_header(const firebird::FdbFile& file, const std::string& name);
+
 /// `gstat -r`'s report body for the selected tables: per table "NAME (id)\n", its table
 /// lines (tools/fdb_table_format.h: Firebird 3's for ODS 11 and 12, Firebird 5's for ODS 13;
 /// with filter.index set, only "    Primary pointer page: P, Index root page: R\n") and an

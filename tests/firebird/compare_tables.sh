@@ -26,9 +26,10 @@ failures=0; checked=0
 compare() {  # NAME MODE EXPECTED_REPORT PBTREE_ARGS...
   local name=$1 mode=$2 want=$3; shift 3
   body "$want" > "$scratch/a.txt"
-  if ! "$pbtree" stat --firebird "$@" > "$scratch/b.txt" 2> "$scratch/err.txt"; then
+  if ! "$pbtree" stat --firebird "$@" > "$scratch/out.txt" 2> "$scratch/err.txt"; then
     echo "FAIL $name ($mode): pbtree: $(cat "$scratch/err.txt")"; failures=$((failures + 1)); return
   fi
+  body "$scratch/out.txt" > "$scratch/b.txt"
   local tables indexes
   tables=$(grep -c '^    Primary pointer page' "$scratch/a.txt" || true)
   indexes=$(grep -c '^    Index ' "$scratch/a.txt" || true)
