@@ -16,6 +16,18 @@ namespace pbtree::firebird {
 
 namespace {
 
+// Little-endian fields, inlined (the data pass reads millions of them).
+inline uint16_t ld16(const uint8_t* p) {
+  uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+inline uint32_t ld32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
 // Record header flags and sizes (fdb_records.h), data page layout (DPG_SIZE = 24).
 constexpr uint16_t kChain = 2, kFragment = 4, kIncomplete = 8, kBlob = 16, kStreamBlob = 32;
 constexpr uint32_t kRhdSize = 13, kRhdfSize = 22, kBlhSize = 28, kBlpSize = 28;
@@ -25,49 +37,48 @@ constexpr uint16_t kFormatsRelation = 8;  // RDB$FORMATS
 constexpr int kBuckets = 5;
 
 uint32_t ppg_next(const uint8_t* p) {
-  return fdb_u32(p + 20);
+  return ld32(p + 20);
 }
 uint16_t ppg_count(const uint8_t* p) {
-  return fdb_u16(p + 24);
+  return ld16(p + 24);
 }
 uint16_t ppg_relation(const uint8_t* p) {
-  return fdb_u16(p + 26);
+  return ld16(p + 26);
 }
 uint32_t dpg_sequence(const uint8_t* p) {
-  return fdb_u32(p + 16);
+  return ld32(p + 16);
 }
 uint16_t dpg_relation(const uint8_t* p) {
-  return fdb_u16(p + 20);
+  return ld16(p + 20);
 }
 uint16_t dpg_count(const uint8_t* p) {
-  return fdb_u16(p + 22);
+  return ld16(p + 22);
 }
 uint16_t line_offset(const uint8_t* p, uint32_t line) {
-  return fdb_u16(p + kDataHeader + 4 * line);
+  return ld16(p + kDataHeader + 4 * line);
 }
 uint16_t line_length(const uint8_t* p, uint32_t line) {
-  return fdb_u16(p + kDataHeader + 4 * line + 2);
+  return ld16(p + kDataHeader + 4 * line + 2);
 }
 // Record header fields at a line's offset.
 uint32_t rhd_b_page(const uint8_t* r) {
-  return fdb_u32(r + 4);
+  return ld32(r + 4);
 }
 uint16_t rhd_b_line(const uint8_t* r) {
-  return fdb_u16(r + 8);
+  return ld16(r + 8);
 }
 uint16_t rhd_flags(const uint8_t* r) {
-  return fdb_u16(r + 10);
+  return ld16(r + 10);
 }
 uint8_t rhd_format(const uint8_t* r) {
   return r[12];
 }
 uint32_t rhdf_f_page(const uint8_t* r) {
-  return fdb_u32(r + 16);
+  return ld32(r + 16);
 }
 uint16_t rhdf_f_line(const uint8_t* r) {
-  return fdb_u16(r + 20);
+  return ld16(r + 20);
 }
-
 
 double ratio(uint64_t a, uint64_t b) {
   return b ? static_cast<double>(a) / b : 0.0;
@@ -221,13 +232,13 @@ class TableAnalyzer {
       file_.fail(page_no, FdbPage::Data, fmt::format("line {}: blob level {}", line, level));
     FdbBlobLevel& b = s.blobs[level];
     ++b.count;
-    b.space += fdb_u32(blh + 20);
+    b.space += ld32(blh + 20);
     if (level == 0) return;
     const uint32_t slots = (length - kBlhSize) / 4;
     uint64_t pages = slots;
     if (level == 2) {
       std::vector<uint32_t> numbers(slots);
-      for (uint32_t i = 0; i < slots; ++i) numbers[i] = fdb_u32(blh + kBlhSize + 4 * i);
+      for (uint32_t i = 0; i < slots; ++i) numbers[i] = ld32(blh + kBlhSize + 4 * i);
       for (uint32_t n : numbers) {
         const uint8_t* bp = src_.page(n);
         if (bp[0] != static_cast<uint8_t>(FdbPage::Blob)) {
@@ -235,7 +246,7 @@ class TableAnalyzer {
               fmt::format("{}: page {} ({}): expected a blob page (blob of data page {} line {})",
                           file_.path(), n, fdb_page_type_name(bp[0]), page_no, line));
         }
-        pages += fdb_u16(bp + 24) / 4;
+        pages += ld16(bp + 24) / 4;
       }
     }
     b.pages += pages;
@@ -318,9 +329,9 @@ std::vector<uint8_t> blob_data(const FdbFile& file, uint32_t page_no, const uint
   } else if (level == 1) {
     std::vector<uint8_t> bp(file.page_size());
     for (uint32_t i = 0; i < (length - kBlhSize) / 4u; ++i) {
-      const uint32_t n = fdb_u32(blh + kBlhSize + 4 * i);
+      const uint32_t n = ld32(blh + kBlhSize + 4 * i);
       file.read_page(n, FdbPage::Blob, bp.data());
-      const uint32_t used = fdb_u16(bp.data() + 24);
+      const uint32_t used = ld16(bp.data() + 24);
       if (kBlpSize + used > file.page_size())
         file.fail(n, FdbPage::Blob, "blp_length beyond the page");
       raw.insert(raw.end(), bp.begin() + kBlpSize, bp.begin() + kBlpSize + used);
@@ -328,11 +339,11 @@ std::vector<uint8_t> blob_data(const FdbFile& file, uint32_t page_no, const uint
   } else {
     file.fail(page_no, FdbPage::Data, fmt::format("format descriptor blob of level {}", level));
   }
-  if (fdb_u16(blh + 10) & kStreamBlob) return raw;
+  if (ld16(blh + 10) & kStreamBlob) return raw;
   std::vector<uint8_t> out;
   for (size_t i = 0; i < raw.size();) {
     if (i + 2 > raw.size()) file.fail(page_no, FdbPage::Data, "blob segment length cut short");
-    const size_t n = fdb_u16(raw.data() + i);
+    const size_t n = ld16(raw.data() + i);
     if (i + 2 + n > raw.size()) file.fail(page_no, FdbPage::Data, "blob segment beyond the blob");
     out.insert(out.end(), raw.begin() + static_cast<ptrdiff_t>(i + 2),
                raw.begin() + static_cast<ptrdiff_t>(i + 2 + n));
@@ -388,7 +399,7 @@ FdbFormatLengths read_format_lengths(const FdbFile& file, const std::vector<FdbT
       file.fail(pp, FdbPage::Pointer, fmt::format("ppg_count {} does not fit the page", count));
     }
     for (uint32_t slot = 0; slot < count; ++slot) {
-      const uint32_t dp = fdb_u32(ppg.data() + kPointerHeader + 4 * slot);
+      const uint32_t dp = ld32(ppg.data() + kPointerHeader + 4 * slot);
       if (dp == 0) continue;
       file.read_page(dp, FdbPage::Data, dpg.data());
       check_line_array(file, dp, dpg.data());
@@ -410,7 +421,7 @@ FdbFormatLengths read_format_lengths(const FdbFile& file, const std::vector<FdbT
         RecordView v(layout, rec);
         if (v.is_null(0) || v.is_null(1) || v.is_null(2)) return;
         const uint8_t* bid = rec.data() + layout.fields[2].offset;
-        const uint64_t number = (uint64_t{bid[3]} << 32) | fdb_u32(bid + 4);
+        const uint64_t number = (uint64_t{bid[3]} << 32) | ld32(bid + 4);
         uint16_t length = 0;
         auto it = blobs.find(number);
         if (it == blobs.end()) {
@@ -424,11 +435,21 @@ FdbFormatLengths read_format_lengths(const FdbFile& file, const std::vector<FdbT
         const uint8_t* blh =
             line_record(file, it->second.page, dpg.data(), it->second.line, kBlhSize, &len);
         const std::vector<uint8_t> d = blob_data(file, it->second.page, blh, len);
-        if (d.size() >= 2) {
-          const uint32_t n = fdb_u16(d.data());
+        if (file.ods().major <= 11) {
+          // ODS 11 (met.epp MET_format of 2.x): no count; 12-byte descriptors from byte 0
+          // (Ods::Descriptor, or a 32-bit dsc with the offset in dsc_address); the length is
+          // the last one with a non-zero offset: offset + length.
+          for (size_t at = 0; at + 12 <= d.size(); at += 12) {
+            if (ld32(d.data() + at + 8) != 0) {
+              length = static_cast<uint16_t>(ld32(d.data() + at + 8) + ld16(d.data() + at + 2));
+            }
+          }
+        } else if (d.size() >= 2) {
+          // ODS 12+ (dba.epp get_format_length): a 2-byte count, then the descriptors.
+          const uint32_t n = ld16(d.data());
           if (n > 0 && 2 + 12 * size_t{n} <= d.size()) {
             const uint8_t* last = d.data() + 2 + 12 * (n - 1);
-            length = static_cast<uint16_t>(fdb_u32(last + 8) + fdb_u16(last + 2));
+            length = static_cast<uint16_t>(ld32(last + 8) + ld16(last + 2));
           } else if (n > 0) {
             file.fail(it->second.page, FdbPage::Data,
                       fmt::format("format descriptor blob of {} bytes for {} fields", d.size(), n));
@@ -483,7 +504,7 @@ std::vector<FdbTableStats> analyze_fdb_tables(
       }
       for (uint32_t slot = 0; slot < count; ++slot) {
         ++s.slots;
-        const uint32_t dp = fdb_u32(ppg.data() + kPointerHeader + 4 * slot);
+        const uint32_t dp = ld32(ppg.data() + kPointerHeader + 4 * slot);
         if (dp == 0) continue;
         if (dp >= file.page_count()) {
           file.fail(pp, FdbPage::Pointer,

@@ -49,7 +49,7 @@
 namespace pbtree::firebird {
 
 /// Largest read request of the data-page pass (bytes).
-inline constexpr size_t kFdbChunkBytes = size_t{8} << 20;
+inline constexpr size_t kFdbChunkBytes = size_t{1} << 20;
 
 /// Blobs of one level (blh_level 0, 1 or 2) of a table.
 struct FdbBlobLevel {

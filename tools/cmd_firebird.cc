@@ -4,8 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <ctime>
+#include <future>
 #include <iterator>
 
 #include <pbtree/index_file.h>
@@ -44,24 +47,85 @@ IndexStats analyze_with_progress(const FdbFile& file, const FdbTable& t, const F
   return s;
 }
 
-// gstat -r's table figures of `tables`, with a progress line "stat: data pages: P / N pages"
-// (N: the data pages the pointer pages list). None when an index is named (--index): gstat
-// -i reads no data pages either.
-std::vector<FdbTableStats> table_stats(const FdbFile& file, const std::vector<FdbTable>& catalog,
-                                       const std::vector<const FdbTable*>& tables,
-                                       const FdbStatFilter& filter, Progress* progress) {
-  if (!filter.index.empty()) return {};
+// What the report prints for `tables`: gstat -r's table figures (none when an index is named:
+// gstat -i reads no data pages either) and each wanted index's figures (parallel to
+// FdbTable::indexes; unwanted ones left zero).
+struct FdbFigures {
+  std::vector<FdbTableStats> tables;
+  std::vector<std::vector<IndexStats>> indexes;
+};
+
+// With an index named: the index walks one by one, each with its progress line. Otherwise the
+// index walks run on a second thread while this one reads the data pages in file order (the
+// two take similar time on a cached file), with the progress lines "stat: data pages: P / N
+// pages" and then, if the walks are still running, "stat: index pages: P".
+FdbFigures gather_figures(const FdbFile& file, const std::vector<FdbTable>& catalog,
+                          const std::vector<const FdbTable*>& tables, const FdbStatFilter& filter,
+                          Progress* progress) {
+  FdbFigures out;
+  out.indexes.resize(tables.size());
+  for (size_t i = 0; i < tables.size(); ++i) out.indexes[i].resize(tables[i]->indexes.size());
+  if (!filter.index.empty()) {
+    for (size_t i = 0; i < tables.size(); ++i) {
+      for (size_t k = 0; k < tables[i]->indexes.size(); ++k) {
+        const FdbIndex& ix = tables[i]->indexes[k];
+        if (fdb_index_wanted(ix, filter)) {
+          out.indexes[i][k] = analyze_with_progress(file, *tables[i], ix, progress);
+        }
+      }
+    }
+    return out;
+  }
   const FdbFormatLengths formats = read_format_lengths(file, catalog);
-  if (!progress || !progress->enabled()) return analyze_fdb_tables(file, tables, formats);
-  bool started = false;
-  std::vector<FdbTableStats> s =
-      analyze_fdb_tables(file, tables, formats, [&](uint64_t done, uint64_t total) {
+  std::atomic<uint64_t> index_pages{0};
+  std::atomic<bool> stop{false};
+  struct Stopped {};
+  auto walks = std::async(std::launch::async, [&] {
+    std::vector<std::vector<IndexStats>> r = out.indexes;
+    for (size_t i = 0; i < tables.size(); ++i) {
+      for (size_t k = 0; k < tables[i]->indexes.size(); ++k) {
+        const FdbIndex& ix = tables[i]->indexes[k];
+        if (!fdb_index_wanted(ix, filter)) continue;
+        r[i][k] = analyze_fdb_index(file, *tables[i], ix, [&](uint32_t) {
+          if (stop.load(std::memory_order_relaxed)) throw Stopped{};
+          index_pages.fetch_add(1, std::memory_order_relaxed);
+        });
+      }
+    }
+    return r;
+  });
+  try {
+    const bool shown = progress && progress->enabled();
+    bool started = false;
+    std::function<void(uint64_t, uint64_t)> on_pages;
+    if (shown) {
+      on_pages = [&](uint64_t done, uint64_t total) {
         if (!started) progress->start("stat: data pages", total, "pages");
         started = true;
         progress->set(done);
-      });
-  progress->finish();
-  return s;
+      };
+    }
+    out.tables = analyze_fdb_tables(file, tables, formats, on_pages);
+    if (shown) {
+      progress->finish();
+      progress->start("stat: index pages", 0, "pages");
+      while (walks.wait_for(std::chrono::milliseconds(Progress::kRedrawMs)) !=
+             std::future_status::ready) {
+        progress->redraw(index_pages.load(std::memory_order_relaxed));
+      }
+      progress->set(index_pages.load());
+      progress->finish();
+    }
+  } catch (...) {
+    stop = true;
+    try {
+      walks.get();
+    } catch (...) {
+    }
+    throw;
+  }
+  out.indexes = walks.get();
+  return out;
 }
 
 // isc_decode_timestamp: days since 1858-11-17 and 1/10000 s to "Mon D, YYYY H:MM:SS".
@@ -253,20 +317,21 @@ std::string format_fdb_stat(const FdbFile& file, const std::vector<FdbTable>& ca
                             const FdbStatFilter& filter, bool levels, Progress* progress) {
   std::string out;
   const std::vector<const FdbTable*> tables = select_tables(catalog, filter);
-  const std::vector<FdbTableStats> figures = table_stats(file, catalog, tables, filter, progress);
+  const FdbFigures figures = gather_figures(file, catalog, tables, filter, progress);
   for (size_t i = 0; i < tables.size(); ++i) {
     const FdbTable* t = tables[i];
     out += fmt::format("{} ({})\n", t->name, t->id);
-    if (figures.empty()) {
+    if (figures.tables.empty()) {
       out += fmt::format("    Primary pointer page: {}, Index root page: {}\n", t->pointer_page,
                          t->index_root);
     } else {
-      out += format_fdb_table_lines(figures[i], file.page_size(), file.ods().major);
+      out += format_fdb_table_lines(figures.tables[i], file.page_size(), file.ods().major);
     }
     out += "\n";
-    for (const FdbIndex& ix : t->indexes) {
+    for (size_t k = 0; k < t->indexes.size(); ++k) {
+      const FdbIndex& ix = t->indexes[k];
       if (!fdb_index_wanted(ix, filter)) continue;
-      out += format_gstat_block(info_of(ix), analyze_with_progress(file, *t, ix, progress));
+      out += format_gstat_block(info_of(ix), figures.indexes[i][k]);
       if (levels && ix.root_page != 0) {
         out += format_tree_shape(analyze_tree_shape(fdb_btree_reader(file, *t, ix), ix.root_page,
                                                     file.page_size(), file.page_count(),
@@ -281,21 +346,22 @@ std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable
                                  const FdbStatFilter& filter, Progress* progress) {
   std::vector<std::string> objects;
   const std::vector<const FdbTable*> tables = select_tables(catalog, filter);
-  const std::vector<FdbTableStats> figures = table_stats(file, catalog, tables, filter, progress);
+  const FdbFigures figures = gather_figures(file, catalog, tables, filter, progress);
   for (size_t i = 0; i < tables.size(); ++i) {
     const FdbTable* t = tables[i];
-    if (!figures.empty()) {
+    if (!figures.tables.empty()) {
       Json o;
       o["kind"] = "table";
       o["table"] = t->name;
       o["table_id"] = t->id;
       o["page_size"] = file.page_size();
-      add_fdb_table_figures(o, figures[i], file.page_size());
+      add_fdb_table_figures(o, figures.tables[i], file.page_size());
       objects.push_back(json_dump(o));
     }
-    for (const FdbIndex& ix : t->indexes) {
+    for (size_t k = 0; k < t->indexes.size(); ++k) {
+      const FdbIndex& ix = t->indexes[k];
       if (!fdb_index_wanted(ix, filter)) continue;
-      const IndexStats s = analyze_with_progress(file, *t, ix, progress);
+      const IndexStats& s = figures.indexes[i][k];
       Json o;
       o["kind"] = "index";
       o["table"] = t->name;

@@ -14,6 +14,7 @@
 #include "firebird/fdb_catalog.h"
 #include "firebird/fdb_file.h"
 #include "firebird/fdb_records.h"
+#include "firebird/fdb_stat.h"
 #include "firebird/fdb_table_stat.h"
 #include "tools/fdb_table_format.h"
 
@@ -310,6 +311,72 @@ TEST(FdbTableStat, RealDatabaseTableEqualsFbstat) {
             "\t60 - 79% = 0\n"
             "\t80 - 99% = 0\n");
 }
+
+// Invariants on every readable file of ../shared/data/firebird-real (ODS 11.1, 11.2, 12.0,
+// 13.0, 13.1, RedDatabase): no engine opens ODS 11 here, so its table figures are checked
+// against the index walk. A table with no back versions has as many primary records as each
+// of its unique indexes has nodes (Firebird indexes NULLs too); its slots cover its data pages,
+// the fill bands add up to its data pages, and the formats used are among those defined.
+struct RealFile {
+  const char* name;
+  uint64_t tables_checked;  // tables with a unique index and no back versions
+};
+
+class FdbTableStatReal : public ::testing::TestWithParam<RealFile> {};
+
+TEST_P(FdbTableStatReal, RecordsEqualUniqueIndexNodes) {
+  const std::string path =
+      std::string(PBTREE_SOURCE_DIR) + "/../shared/data/firebird-real/" + GetParam().name;
+  ASSERT_TRUE(std::filesystem::exists(path)) << path;
+  auto f = FdbFile::open(path);
+  const std::vector<FdbTable> catalog = read_catalog(*f);
+  std::vector<const FdbTable*> tables;
+  for (const FdbTable& t : catalog) {
+    if (t.listed) tables.push_back(&t);
+  }
+  const std::vector<FdbTableStats> stats =
+      analyze_fdb_tables(*f, tables, read_format_lengths(*f, catalog));
+  uint64_t checked = 0;
+  for (size_t i = 0; i < tables.size(); ++i) {
+    const FdbTableStats& s = stats[i];
+    SCOPED_TRACE(tables[i]->name);
+    EXPECT_GE(s.slots, s.data_pages);
+    EXPECT_EQ(s.fill[0] + s.fill[1] + s.fill[2] + s.fill[3] + s.fill[4], s.data_pages);
+    EXPECT_LE(s.used_formats, s.total_formats);
+    if (s.records > 0) EXPECT_GE(s.used_formats, 1u);
+    if (s.versions != 0) continue;
+    bool unique = false;
+    for (const FdbIndex& ix : tables[i]->indexes) {
+      if (!ix.unique || ix.inactive || ix.root_page == 0) continue;
+      EXPECT_EQ(analyze_fdb_index(*f, *tables[i], ix).nodes, s.records) << ix.name;
+      unique = true;
+    }
+    checked += unique;
+  }
+  EXPECT_EQ(checked, GetParam().tables_checked);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Files, FdbTableStatReal,
+    ::testing::Values(
+        RealFile{"vdmkrchkn__Firebird-plugin__EMPLOYEE.FDB", 0},
+        RealFile{"noelsonneres__Exemplo-Livro-Firemonkey-FireDac-e-Firebird__EMPLOYEE.GDB", 0},
+        RealFile{"Andrew-6676__chickenPrinter__DATABASE.FDB", 0},
+        RealFile{"anion0278__FireBirdEmbeddedNet8Example__ExampleData.FDB", 0},
+        RealFile{"boriswinner__wba__BASE.FDB", 0},
+        RealFile{"jvelilla__eiffel_firebird__EMPLOYEE.FDB", 0},
+        RealFile{"seagirl1110__node-server-rdb__TEST.FDB", 0},
+        RealFile{"Lurbano1995__Api__DATABASE.FDB", 0},
+        RealFile{"DimitriDiciocio__Livros-2025__BANCO.FDB", 0},
+        RealFile{"DevRaf4elSantos__conhecendoFirebird__DATABASE.FDB", 0}),
+    [](const ::testing::TestParamInfo<RealFile>& info) {
+      std::string n = info.param.name;
+      n = n.substr(0, n.find("__"));
+      for (char& c : n) {
+        if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return n + "_" + std::to_string(info.index);
+    });
 
 }  // namespace
 }  // namespace pbtree::firebird

@@ -6,7 +6,7 @@
 #     Firebird 3 `fbstat -r` and `fbstat -r -s` run on a scratch copy (fbstat writes to the
 #     file it reads);
 #   - each DATA/firebird5/*.fdb.zst (ODS 13.1) against its stored `gstat -r` and `gstat -r -s`
-#     output of Firebird 5.0.4, when FB5=1 (once the ODS 13 reader is in).
+#     output of Firebird 5.0.4 (FB5=0 leaves them out).
 # Fails (exit 1) on any difference and when fbstat is missing (scripts/install-deps.sh).
 #
 # usage: compare_tables.sh PBTREE_BINARY DATA_DIR      (DATA_DIR: ../shared/data)
@@ -54,7 +54,7 @@ for f in "$data"/firebird-real/*; do
   compare "$(basename "$f")" "fbstat -r" "$scratch/fb.txt" "$copy"
   compare "$(basename "$f")" "fbstat -r -s" "$scratch/fbs.txt" --system "$copy"
 done
-if [ "${FB5:-0}" = 1 ]; then
+if [ "${FB5:-1}" = 1 ]; then
   for z in "$data"/firebird5/*.fdb.zst; do
     base=${z%.fdb.zst}; db=$scratch/$(basename "$base").fdb
     zstd -qdc "$z" > "$db"
