@@ -63,5 +63,15 @@ if [ "${FB5:-1}" = 1 ]; then
     rm -f "$db"
   done
 fi
+# Progress lines (tools/progress.h) of the data pass and the index walks with --progress: the
+# data pages the pointer pages list (13 in EMPLOYEE.FDB), then the index pages walked.
+emp=$data/firebird-real/jvelilla__eiffel_firebird__EMPLOYEE.FDB
+"$pbtree" stat --firebird --progress "$emp" 2> "$scratch/progress.txt" > /dev/null
+lines=$(tr '\r' '\n' < "$scratch/progress.txt" | sed 's/ *$//' | grep -v '^$' | sort -u | tr '\n' '|')
+if [ "$lines" = "stat: data pages: 0 / 13 pages (0%)|stat: data pages: 13 / 13 pages (100%)|stat: index pages: 0 pages|stat: index pages: 76 pages|" ]; then
+  echo "ok   --progress: data pages 13 / 13, index pages 76"
+else
+  echo "FAIL --progress: '$lines'"; failures=$((failures + 1))
+fi
 echo "$checked report(s) equal, $failures failure(s)"
 [ "$failures" = 0 ] && [ "$checked" -gt 0 ]
