@@ -323,7 +323,7 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
         continue;
       }
       if (!w.predicted) {
-        text += fmt::format("What-if for index {} ({}) of {}: not predicted: {}\n\n", ix.name,
+        text += fmt::format("What-if for index {} ({}) of {}: {}\n\n", ix.name,
                             ix.id, t->name, w.why);
         continue;
       }
