@@ -76,6 +76,26 @@ void for_each_fdb_entry(const FdbFile& file, const FdbIndex& index,
   }
 }
 
+namespace {
+
+// RDB$CHARACTER_SETS ids of the common character sets (src/intl/charsets.h).
+std::string charset_name(int id) {
+  switch (id) {
+    case 0: return "NONE";
+    case 1: return "OCTETS";
+    case 2: return "ASCII";
+    case 3: return "UNICODE_FSS";
+    case 4: return "UTF8";
+    case 21: return "ISO8859_1";
+    case 51: return "WIN1250";
+    case 52: return "WIN1251";
+    case 53: return "WIN1252";
+    default: return fmt::format("{}", id);
+  }
+}
+
+}  // namespace
+
 std::optional<FdbKeyType> fdb_key_type(const FdbIndex& index, std::string& why) {
   if (index.expression) {
     why = "n/a: expression index (its keys are values of the expression, not of a column)";
@@ -115,9 +135,11 @@ std::optional<FdbKeyType> fdb_key_type(const FdbIndex& index, std::string& why) 
       if (s.itype == 8) out = FdbKeyType{scaled ? numeric(18) : simple(ColumnType::Bigint), KeyFormat::RescaledDouble};
       break;
     case 26:  // INT128 and NUMERIC(19..38): idx_decimal on ODS 13.0, idx_bcd on 13.1
-      if (s.itype == 13 || s.itype == 10) {
-        out = FdbKeyType{scaled ? numeric(38) : simple(ColumnType::Int128),
-                         s.itype == 13 ? KeyFormat::Bcd : KeyFormat::Decimal128};
+      if (s.itype == 13) out = FdbKeyType{scaled ? numeric(38) : simple(ColumnType::Int128), KeyFormat::Bcd};
+      if (s.itype == 10) {
+        why = "n/a: INT128 keys in decimal128 (idx_decimal, ODS 13.0): decimal128 holds 34 of "
+              "int128's 39 digits, so pbtree does not decode them back to int128 values";
+        return std::nullopt;
       }
       break;
     case 27:
@@ -125,10 +147,14 @@ std::optional<FdbKeyType> fdb_key_type(const FdbIndex& index, std::string& why) 
       break;
     case 14:
     case 37:
-      if (s.itype >= 64) {
-        why = fmt::format("n/a: {} in character set {} with a collation: its keys are sort keys "
-                          "that do not decode back to values", s.field_type == 14 ? "CHAR" : "VARCHAR",
-                          s.charset);
+      if (s.itype != 1) {
+        why = s.itype >= 64
+                  ? fmt::format("n/a: {} in character set {} with a collation: its keys are sort "
+                                "keys that do not decode back to values",
+                                s.field_type == 14 ? "CHAR" : "VARCHAR", charset_name(s.charset))
+                  : fmt::format("n/a: {} in character set {} (key type {}): pbtree's varchar is "
+                                "character set NONE", s.field_type == 14 ? "CHAR" : "VARCHAR",
+                                charset_name(s.charset), s.itype);
         return std::nullopt;
       }
       if (s.itype == 1) {
