@@ -26,7 +26,16 @@
 namespace pbtree::firebird {
 namespace {
 
-const std::string kDir = PBTREE_SOURCE_DIR "/../shared/data/firebird-real/";
+// ../shared/data from the repository root (a checkout at /work/<x>); a worktree one level
+// deeper (/work/wt/<x>) finds it one more level up.
+std::string data_dir() {
+  for (const char* d : {PBTREE_SOURCE_DIR "/../shared/data/firebird-real/",
+                        PBTREE_SOURCE_DIR "/../../shared/data/firebird-real/"}) {
+    if (std::filesystem::is_directory(d)) return d;
+  }
+  return PBTREE_SOURCE_DIR "/../shared/data/firebird-real/";
+}
+const std::string kDir = data_dir();
 
 std::string error_opening(const std::string& name) {
   try {
@@ -111,7 +120,15 @@ FileCheck check_file(const std::string& name) {
       bool in_order = true;
       for_each_fdb_entry(*f, ix, [&](std::span<const uint8_t> key, uint64_t recno) {
         const std::vector<uint8_t> k(key.begin(), key.end());
-        if (n > 0 && (k < prev || (k == prev && recno < prev_recno))) in_order = false;
+        // Byte order; in a descending index (complemented bytes) a key that is a proper
+        // prefix of another sorts after it (btr.cpp compare_keys).
+        const size_t common = std::min(k.size(), prev.size());
+        const int c = std::memcmp(k.data(), prev.data(), common);
+        bool before = c < 0;
+        if (c == 0 && k.size() != prev.size()) {
+          before = ix.descending ? k.size() > prev.size() : k.size() < prev.size();
+        }
+        if (n > 0 && (before || (k == prev && recno < prev_recno))) in_order = false;
         prev = k;
         prev_recno = recno;
         ++n;
