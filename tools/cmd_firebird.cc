@@ -262,6 +262,8 @@ std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable
       o["id"] = ix.id;
       o["unique"] = ix.unique;
       o["descending"] = ix.descending;
+      o["expression"] = ix.expression;
+      o["partial"] = ix.condition;
       o["page_size"] = file.page_size();
       Json segments = Json::array();
       for (const FdbSegment& g : ix.segments) {
