@@ -348,11 +348,14 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
                             ix.id, t->name, w.why);
         continue;
       }
-      text += format_what_if_table(w.report);
+      std::string table = format_what_if_table(w.report);
+      std::string na;
       for (auto& [f, why] : unavailable) {
-        text += fmt::format("   {:<16} n/a: {}\n", key_format_name(f), why);
+        na += fmt::format("   {:<11} n/a: {}\n", key_format_name(f), why);
       }
-      if (!unavailable.empty()) text += "\n";
+      const size_t footer = table.rfind("(* current");
+      table.insert(footer == std::string::npos ? table.size() : footer, na);
+      text += table;
       if (w.report.info.def.format == KeyFormat::RescaledDouble) {
         text += fmt::format("  rescaled-double keys that several values map to: {} (re-encoded "
                             "from the smallest)\n\n", w.shared_keys);
