@@ -168,7 +168,7 @@ void FdbFile::check_header() {
         "{}: page 0 (header): page size {} is not a Firebird page size (1024 .. 32768)", path_, ps));
   }
   if (o.hdr_encrypted && (header_.flags & o.hdr_encrypted)) {
-    throw UsageError(fmt::format("{}: an encrypted {} database ({}); pbtree reads plain pages "
+    throw UsageError(fmt::format("{}: an encrypted {} database, {}; pbtree reads plain pages "
                                  "only", path_, header_.product, o.describe()));
   }
   if (header_.sequence != 0) {

@@ -370,6 +370,8 @@ std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable
       o["id"] = ix.id;
       o["unique"] = ix.unique;
       o["descending"] = ix.descending;
+      o["expression"] = ix.expression;
+      o["partial"] = ix.condition;
       o["page_size"] = file.page_size();
       Json segments = Json::array();
       for (const FdbSegment& g : ix.segments) {
@@ -415,9 +417,28 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
       }
       const FdbWhatIf w = fdb_what_if(file, ix, on_entries);
       if (progress) progress->finish();
+      // Key formats Firebird writes that the column type cannot take in pbtree (decimal128
+      // for int128 and numeric(19..38): 34 of 39 digits), as n/a rows.
+      std::vector<std::pair<KeyFormat, std::string>> unavailable;
+      if (w.predicted) {
+        const TypeSpec& ty = w.report.info.def.type;
+        for (KeyFormat f : {KeyFormat::Decimal128, KeyFormat::Bcd}) {
+          if (ty.type == ColumnType::Double || ty.type == ColumnType::Varchar) break;
+          if (key_format_allowed(ty, f)) continue;
+          unavailable.push_back({f, fmt::format("cannot hold every value of {} (decimal128: 34 "
+                                                "digits at most)", ty.name())});
+        }
+      }
       if (json) {
         Json o;
         o["table"] = t->name;
+        if (!unavailable.empty()) {
+          Json na = Json::array();
+          for (auto& [f, why] : unavailable) {
+            na.push_back(Json{{"key_format", std::string(key_format_name(f))}, {"reason", why}});
+          }
+          o["not_available"] = std::move(na);
+        }
         if (!w.predicted) {
           o["name"] = ix.name;
           o["predicted"] = false;
@@ -431,11 +452,18 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
         continue;
       }
       if (!w.predicted) {
-        text += fmt::format("What-if for index {} ({}) of {}: not predicted: {}\n\n", ix.name,
+        text += fmt::format("What-if for index {} ({}) of {}: {}\n\n", ix.name,
                             ix.id, t->name, w.why);
         continue;
       }
-      text += format_what_if_table(w.report);
+      std::string table = format_what_if_table(w.report);
+      std::string na;
+      for (auto& [f, why] : unavailable) {
+        na += fmt::format("   {:<11} n/a: {}\n", key_format_name(f), why);
+      }
+      const size_t footer = table.rfind("(* current");
+      table.insert(footer == std::string::npos ? table.size() : footer, na);
+      text += table;
       if (w.report.info.def.format == KeyFormat::RescaledDouble) {
         text += fmt::format("  rescaled-double keys that several values map to: {} (re-encoded "
                             "from the smallest)\n\n", w.shared_keys);

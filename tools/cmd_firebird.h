@@ -67,6 +67,7 @@ std::string format_fdb_stat(const firebird::FdbFile& file, const std::vector<fir
 /// The same as a JSON array of objects, per table (unless filter.index is set) first
 /// {"kind":"table", table, table_id, page_size, the figures of add_fdb_table_figures}, then
 /// per index {"kind":"index", table, table_id, name, id, unique, descending,
+/// expression, partial (a WHERE condition, ODS 13.1),
 /// segments [{field, itype, field_type, scale, length}], and the gstat figures under the
 /// keys of format_json_object (root_page, depth, leaf_buckets, nodes, ...)}.
 std::string format_fdb_stat_json(const firebird::FdbFile& file, const std::vector<firebird::FdbTable>& catalog,

@@ -11,6 +11,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+
+#include <fmt/format.h>
 #include <string>
 #include <vector>
 
@@ -26,7 +29,16 @@
 namespace pbtree::firebird {
 namespace {
 
-const std::string kDir = PBTREE_SOURCE_DIR "/../shared/data/firebird-real/";
+// ../shared/data from the repository root (a checkout at /work/<x>); a worktree one level
+// deeper (/work/wt/<x>) finds it one more level up.
+std::string data_dir() {
+  for (const char* d : {PBTREE_SOURCE_DIR "/../shared/data/firebird-real/",
+                        PBTREE_SOURCE_DIR "/../../shared/data/firebird-real/"}) {
+    if (std::filesystem::is_directory(d)) return d;
+  }
+  return PBTREE_SOURCE_DIR "/../shared/data/firebird-real/";
+}
+const std::string kDir = data_dir();
 
 std::string error_opening(const std::string& name) {
   try {
@@ -111,7 +123,15 @@ FileCheck check_file(const std::string& name) {
       bool in_order = true;
       for_each_fdb_entry(*f, ix, [&](std::span<const uint8_t> key, uint64_t recno) {
         const std::vector<uint8_t> k(key.begin(), key.end());
-        if (n > 0 && (k < prev || (k == prev && recno < prev_recno))) in_order = false;
+        // Byte order; in a descending index (complemented bytes) a key that is a proper
+        // prefix of another sorts after it (btr.cpp compare_keys).
+        const size_t common = std::min(k.size(), prev.size());
+        const int c = std::memcmp(k.data(), prev.data(), common);
+        bool before = c < 0;
+        if (c == 0 && k.size() != prev.size()) {
+          before = ix.descending ? k.size() > prev.size() : k.size() < prev.size();
+        }
+        if (n > 0 && (before || (k == prev && recno < prev_recno))) in_order = false;
         prev = k;
         prev_recno = recno;
         ++n;
@@ -183,6 +203,62 @@ TEST(FdbRealFiles, InterBaseIsRefusedByName) {
   EXPECT_NE(e.find(": an InterBase database (ODS 16); pbtree reads ODS 11.0-11.2"),
             std::string::npos)
       << e;
+}
+
+// Damaged copies of real ODS 11 and 13 files, read from memory: each gives one line that
+// names the file, never a crash.
+std::vector<uint8_t> file_bytes(const std::string& name) {
+  std::ifstream in(kDir + name, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), {});
+}
+
+std::string read_all_error(std::vector<uint8_t> img) {
+  try {
+    auto f = FdbFile::from_bytes("d.fdb", std::move(img));
+    for (const FdbTable& t : read_catalog(*f)) {
+      for (const FdbIndex& ix : t.indexes) analyze_fdb_index(*f, t, ix);
+    }
+  } catch (const CorruptError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void expect_one_line(const std::string& e, const std::string& part) {
+  EXPECT_NE(e.find(part), std::string::npos) << e;
+  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  EXPECT_EQ(e.rfind("d.fdb: ", 0), 0u) << e;
+}
+
+TEST(FdbRealFiles, TruncatedOds13FileIsOneLine) {
+  auto img = file_bytes("Lurbano1995__Api__DATABASE.FDB");
+  ASSERT_GT(img.size(), 200000u);
+  img.resize(160 * 4096);
+  expect_one_line(read_all_error(img), "beyond the end of the file (160 pages)");
+}
+
+TEST(FdbRealFiles, WrongPageTypeInOds11FileIsOneLine) {
+  auto img = file_bytes("Andrew-6676__chickenPrinter__DATABASE.FDB");
+  const uint32_t ps = 4096;
+  const uint32_t pages_ppg = fdb_u32(&img[20]);
+  img[uint64_t{pages_ppg} * ps] = 5;  // RDB$PAGES' pointer page now says "data page"
+  expect_one_line(read_all_error(img),
+                  fmt::format("page {} (data): expected a pointer page", pages_ppg));
+}
+
+TEST(FdbRealFiles, RecordThatDoesNotDecompressIsOneLine) {
+  auto img = file_bytes("DevRaf4elSantos__conhecendoFirebird__DATABASE.FDB");
+  const uint32_t ps = 8192;
+  const uint32_t ppg = fdb_u32(&img[20]);
+  const uint32_t dp = fdb_u32(&img[uint64_t{ppg} * ps + 32]);
+  uint8_t* page = &img[uint64_t{dp} * ps];
+  // First record of RDB$PAGES' first data page: a repeat run far beyond any record.
+  const uint16_t off = fdb_u16(page + 24);
+  page[off + 13] = 0xFE;  // ODS 13.1: -2, a 4-byte count follows
+  const uint32_t huge = 0x7FFFFFFF;
+  std::memcpy(page + off + 14, &huge, 4);
+  expect_one_line(read_all_error(img),
+                  fmt::format("page {} (data): line 0: record does not decompress", dp));
 }
 
 }  // namespace
