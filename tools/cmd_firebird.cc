@@ -398,7 +398,8 @@ void run_firebird_stat(const FirebirdStatArgs& a, std::ostream& out, Progress* p
   }
   out << format_fdb_header(*file, a.db);
   out << format_fdb_stat(*file, catalog, a.filter, a.levels, progress);
-  out << fmt::format("Gstat completion time {}\n", gstat_time());
+  // gstat's time text ends with its own newline (ctime style), so an empty line follows.
+  out << fmt::format("Gstat completion time {}\n\n", gstat_time());
 }
 
 std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>& catalog,
