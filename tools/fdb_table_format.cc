@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <cstdio>
 
 namespace pbtree::tools {
@@ -18,10 +17,6 @@ std::string fixed(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
-}
-
-double rounded(double v, int decimals) {
-  return std::stod(fixed(v, decimals));
 }
 
 }  // namespace
@@ -74,20 +69,20 @@ void add_fdb_table_figures(Json& o, const FdbTableStats& s, uint32_t page_size) 
   o["index_root"] = s.index_root;
   o["total_formats"] = s.total_formats;
   o["used_formats"] = s.used_formats;
-  o["avg_record_length"] = rounded(s.average_record_length(), 2);
+  o["avg_record_length"] = s.average_record_length();
   o["total_records"] = s.records;
-  o["avg_version_length"] = rounded(s.average_version_length(), 2);
+  o["avg_version_length"] = s.average_version_length();
   o["total_versions"] = s.versions;
   o["max_versions"] = s.max_versions;
-  o["avg_fragment_length"] = rounded(s.average_fragment_length(), 2);
+  o["avg_fragment_length"] = s.average_fragment_length();
   o["total_fragments"] = s.fragments;
   o["max_fragments"] = s.max_fragments;
-  o["avg_unpacked_length"] = rounded(s.average_unpacked_length(), 2);
-  o["compression_ratio"] = rounded(s.compression_ratio(), 2);
+  o["avg_unpacked_length"] = s.average_unpacked_length();
+  o["compression_ratio"] = s.compression_ratio();
   o["pointer_pages"] = s.pointer_pages;
   o["data_page_slots"] = s.slots;
   o["data_pages"] = s.data_pages;
-  o["avg_fill"] = rounded(s.average_fill(page_size), 0);
+  o["avg_fill"] = s.average_fill(page_size);
   o["primary_pages"] = s.primary_pages;
   o["secondary_pages"] = s.data_pages - s.primary_pages;
   o["swept_pages"] = s.swept_pages;

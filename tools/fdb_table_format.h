@@ -24,7 +24,8 @@ std::string format_fdb_table_lines(const firebird::FdbTableStats& stats, uint32_
 /// avg_fill (percent), primary_pages, secondary_pages, swept_pages, empty_pages, full_pages,
 /// big_record_pages, blobs {count, total_length, pages, levels [{level, count, total_length,
 /// pages}] (3)}, table_size (bytes), fill_distribution (5 counts: data pages per 20% band).
-/// Averages are rounded to 2 decimals (avg_fill to 0) as gstat prints them.
+/// Averages are not rounded (the text rounds them to 2 decimals, avg_fill to 0), as the index
+/// objects' figures.
 void add_fdb_table_figures(Json& object, const firebird::FdbTableStats& stats, uint32_t page_size);
 
 }  // namespace pbtree::tools

@@ -203,18 +203,19 @@ TEST(FdbTableStat, JsonCarriesTheFigures) {
   const FdbTableStats s = analyze_fdb_tables(*f, {&t}, {{128, {{1, 40}}}})[0];
   tools::Json o;
   tools::add_fdb_table_figures(o, s, kPs);
-  EXPECT_EQ(tools::json_dump(o),
-            "{\"pointer_page\":2,\"index_root\":0,\"total_formats\":1,\"used_formats\":1,"
-            "\"avg_record_length\":33.33,\"total_records\":3,\"avg_version_length\":7.0,"
-            "\"total_versions\":1,\"max_versions\":1,\"avg_fragment_length\":40.0,"
-            "\"total_fragments\":1,\"max_fragments\":1,\"avg_unpacked_length\":40.0,"
-            "\"compression_ratio\":1.2,\"pointer_pages\":1,\"data_page_slots\":3,\"data_pages\":2,"
-            "\"avg_fill\":4.0,\"primary_pages\":1,\"secondary_pages\":1,\"swept_pages\":1,"
-            "\"empty_pages\":0,\"full_pages\":1,\"big_record_pages\":0,\"blobs\":{\"count\":2,"
-            "\"total_length\":9005,\"pages\":2,\"levels\":[{\"level\":0,\"count\":1,"
-            "\"total_length\":5,\"pages\":0},{\"level\":1,\"count\":1,\"total_length\":9000,"
-            "\"pages\":2},{\"level\":2,\"count\":0,\"total_length\":0,\"pages\":0}]},"
-            "\"table_size\":20480,\"fill_distribution\":[2,0,0,0,0]}");
+  EXPECT_EQ(
+      tools::json_dump(o),
+      "{\"pointer_page\":2,\"index_root\":0,\"total_formats\":1,\"used_formats\":1,"
+      "\"avg_record_length\":33.333333333333336,\"total_records\":3,\"avg_version_length\":7.0,"
+      "\"total_versions\":1,\"max_versions\":1,\"avg_fragment_length\":40.0,"
+      "\"total_fragments\":1,\"max_fragments\":1,\"avg_unpacked_length\":40.0,"
+      "\"compression_ratio\":1.2,\"pointer_pages\":1,\"data_page_slots\":3,\"data_pages\":2,"
+      "\"avg_fill\":3.524066797642436,\"primary_pages\":1,\"secondary_pages\":1,\"swept_pages\":1,"
+      "\"empty_pages\":0,\"full_pages\":1,\"big_record_pages\":0,\"blobs\":{\"count\":2,"
+      "\"total_length\":9005,\"pages\":2,\"levels\":[{\"level\":0,\"count\":1,"
+      "\"total_length\":5,\"pages\":0},{\"level\":1,\"count\":1,\"total_length\":9000,"
+      "\"pages\":2},{\"level\":2,\"count\":0,\"total_length\":0,\"pages\":0}]},"
+      "\"table_size\":20480,\"fill_distribution\":[2,0,0,0,0]}");
 }
 
 TEST(FdbTableStat, ProgressCountsDataPages) {
