@@ -167,9 +167,15 @@ void FdbFile::check_header() {
     throw CorruptError(fmt::format(
         "{}: page 0 (header): page size {} is not a Firebird page size (1024 .. 32768)", path_, ps));
   }
-  if (o.hdr_encrypted && (header_.flags & o.hdr_encrypted)) {
-    throw UsageError(fmt::format("{}: an encrypted {} database, {}; pbtree reads plain pages "
-                                 "only", path_, header_.product, o.describe()));
+  // ODS 12+: 0x40 encrypted, 0x04 encryption in progress; the plugin's name at 88 (ODS 12)
+  // or 84 (ODS 13), 32 bytes.
+  if (o.hdr_encrypted && (header_.flags & (o.hdr_encrypted | 0x04))) {
+    const uint32_t at = o.major == 12 ? 88 : 84;
+    std::string plugin(reinterpret_cast<const char*>(h + at), 32);
+    plugin = plugin.substr(0, plugin.find('\0'));
+    throw UsageError(fmt::format("{}: an encrypted {} database{}, {}; pbtree reads plain pages "
+                                 "only", path_, header_.product,
+                                 plugin.empty() ? "" : " (plugin " + plugin + ")", o.describe()));
   }
   if (header_.sequence != 0) {
     throw UsageError(fmt::format(

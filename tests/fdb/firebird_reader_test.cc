@@ -230,6 +230,14 @@ TEST(FdbFirebirdHeader, EncryptedDatabaseRefused) {
                            "pbtree reads plain pages only");
 }
 
+TEST(FdbFirebirdHeader, EncryptedOds13DatabaseNamesItsPlugin) {
+  auto img = header_image(4096, 0x800D, 1);
+  img[42] = 0x40;
+  std::memcpy(&img[84], "DbCrypt_example", 15);
+  EXPECT_EQ(error_of(img), "x.fdb: an encrypted Firebird database (plugin DbCrypt_example), ODS "
+                           "13.1 (Firebird 5.0); pbtree reads plain pages only");
+}
+
 TEST(FdbFirebirdReadPage, PageChangedUnderTheReadIsNotCalledCorrupt) {
   const std::string path = ::testing::TempDir() + "/pbtree_live.fdb";
   auto img = header_image(4096, 0x800C, 0);
