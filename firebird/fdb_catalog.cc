@@ -22,7 +22,9 @@ FieldDesc shrt() { return {Dtype::Short, 2}; }
 FieldDesc lng() { return {Dtype::Long, 4}; }
 FieldDesc blob() { return {Dtype::Blob, 8}; }
 FieldDesc dbl() { return {Dtype::Double, 8}; }
-FieldDesc boolean() { return {Dtype::Boolean, 1}; }
+FieldDesc boolean() {
+  return {Dtype::Boolean, 1};
+}
 FieldDesc varchar(uint16_t n) { return {Dtype::Varying, static_cast<uint16_t>(n + 2)}; }
 
 // The record formats of the system relations read, per ODS (relations.h field order,
@@ -37,8 +39,9 @@ struct SystemFormats {
     // DBKEY_LENGTH, FORMAT, FIELD_ID, RELATION_NAME(8), SECURITY_CLASS, EXTERNAL_FILE(10),
     // RUNTIME, EXTERNAL_DESCRIPTION, OWNER_NAME, DEFAULT_CLASS, FLAGS, RELATION_TYPE(16,
     // ODS 11.1+), SQL_SECURITY (ODS 13+).
-    std::vector<FieldDesc> rel = {blob(), blob(), blob(), shrt(), shrt(), shrt(), shrt(), shrt(),
-                                  name,   name,   varchar(255), blob(), blob(), name, name, shrt()};
+    std::vector<FieldDesc> rel = {blob(), blob(), blob(), shrt(), shrt(),       shrt(),
+                                  shrt(), shrt(), name,   name,   varchar(255), blob(),
+                                  blob(), name,   name,   shrt()};
     if (ods.relation_type) rel.push_back(shrt());
     if (ods.sql_security) rel.push_back(boolean());
     relations = RecordFormat::layout(rel);
@@ -46,7 +49,7 @@ struct SystemFormats {
     // SEGMENT_COUNT(5), INDEX_INACTIVE(6), INDEX_TYPE(7), FOREIGN_KEY, SYSTEM_FLAG,
     // EXPRESSION_BLR(10), EXPRESSION_SOURCE(11), STATISTICS, CONDITION_BLR(13, ODS 13.1+),
     // CONDITION_SOURCE(14).
-    std::vector<FieldDesc> ind = {name, name, shrt(), shrt(), blob(), shrt(), shrt(),
+    std::vector<FieldDesc> ind = {name,   name, shrt(), shrt(), blob(), shrt(), shrt(),
                                   shrt(), name, shrt(), blob(), blob(), dbl()};
     if (ods.index_condition) {
       ind.push_back(blob());
@@ -74,11 +77,10 @@ struct SystemFormats {
     // SYSTEM_FLAG, QUERY_HEADER, SEGMENT_LENGTH, EDIT_STRING, EXTERNAL_LENGTH, EXTERNAL_SCALE,
     // EXTERNAL_TYPE, DIMENSIONS, NULL_FLAG, CHARACTER_LENGTH, COLLATION_ID(25),
     // CHARACTER_SET_ID(26), FIELD_PRECISION(27), then (ODS 12+) SECURITY_CLASS, OWNER_NAME.
-    std::vector<FieldDesc> fld = {name,   name,   blob(),       blob(), blob(), blob(), blob(),
-                                  blob(), shrt(), shrt(),       shrt(), shrt(), blob(), blob(),
-                                  blob(), shrt(), blob(),       shrt(), varchar(127), shrt(),
-                                  shrt(), shrt(), shrt(),       shrt(), shrt(), shrt(), shrt(),
-                                  shrt()};
+    std::vector<FieldDesc> fld = {name,   name,   blob(), blob(), blob(),       blob(), blob(),
+                                  blob(), shrt(), shrt(), shrt(), shrt(),       blob(), blob(),
+                                  blob(), shrt(), blob(), shrt(), varchar(127), shrt(), shrt(),
+                                  shrt(), shrt(), shrt(), shrt(), shrt(),       shrt(), shrt()};
     if (ods.fields_owner) {
       fld.push_back(name);
       fld.push_back(name);

@@ -42,7 +42,6 @@ std::string fdb_page_type_name(uint8_t type) {
   }
 }
 
-
 std::unique_ptr<FdbFile> FdbFile::open(const std::string& path) {
   std::unique_ptr<FdbFile> f(new FdbFile());
   f->path_ = path;
@@ -131,17 +130,18 @@ void FdbFile::check_header() {
   if (red) {
     header_.ods = major == 12 ? fdb_ods(12, 0) : (major == 13 ? fdb_ods(13, 0) : nullptr);
     if (!header_.ods) {
-      throw UsageError(fmt::format("{}: a RedDatabase database (ODS word 0x{:04x}, ODS {}.{}); "
-                                   "pbtree reads RedDatabase 3 (ODS 12.x) and {}",
-                                   path_, ods, major, minor, fdb_ods_read_list()));
+      throw UsageError(
+          fmt::format("{}: a RedDatabase database (ODS word 0x{:04x}, ODS {}.{}); "
+                      "pbtree reads RedDatabase 3 (ODS 12.x) and {}",
+                      path_, ods, major, minor, fdb_ods_read_list()));
     }
   } else {
     header_.ods = fdb_ods(major, minor);
   }
   if (!header_.ods) {
-    const std::string what = major == 10 ? fmt::format("a Firebird 1.5 database (ODS 10.{})", minor)
-                                         : fmt::format("ODS {}.{} ({})", major, minor,
-                                                       fdb_ods_release(major, minor));
+    const std::string what =
+        major == 10 ? fmt::format("a Firebird 1.5 database (ODS 10.{})", minor)
+                    : fmt::format("ODS {}.{} ({})", major, minor, fdb_ods_release(major, minor));
     throw UsageError(fmt::format("{}: {} is not read: {}", path_, what, fdb_ods_read_list()));
   }
   const FdbOds& o = *header_.ods;
@@ -164,17 +164,26 @@ void FdbFile::check_header() {
   header_.oldest_snapshot = fdb_u32(h + o.hdr_oldest_snapshot_offset);
   const uint32_t ps = header_.page_size;
   if (ps != 1024 && ps != 2048 && ps != 4096 && ps != 8192 && ps != 16384 && ps != 32768) {
-    throw CorruptError(fmt::format(
-        "{}: page 0 (header): page size {} is not a Firebird page size (1024 .. 32768)", path_, ps));
+    throw CorruptError(
+        fmt::format("{}: page 0 (header): page size {} is not a Firebird page size (1024 .. 32768)",
+                    path_, ps));
   }
-  if (o.hdr_encrypted && (header_.flags & o.hdr_encrypted)) {
-    throw UsageError(fmt::format("{}: an encrypted {} database, {}; pbtree reads plain pages "
-                                 "only", path_, header_.product, o.describe()));
+  // ODS 12+: 0x40 encrypted, 0x04 encryption in progress; the plugin's name at 88 (ODS 12)
+  // or 84 (ODS 13), 32 bytes.
+  if (o.hdr_encrypted && (header_.flags & (o.hdr_encrypted | 0x04))) {
+    const uint32_t at = o.major == 12 ? 88 : 84;
+    std::string plugin(reinterpret_cast<const char*>(h + at), 32);
+    plugin = plugin.substr(0, plugin.find('\0'));
+    throw UsageError(fmt::format(
+        "{}: an encrypted {} database{}, {}; pbtree reads plain pages "
+        "only",
+        path_, header_.product, plugin.empty() ? "" : " (plugin " + plugin + ")", o.describe()));
   }
   if (header_.sequence != 0) {
     throw UsageError(fmt::format(
         "{}: a secondary file (file {} of a multi-file database); open the database's first "
-        "file: pbtree reads single-file databases only", path_, header_.sequence));
+        "file: pbtree reads single-file databases only",
+        path_, header_.sequence));
   }
   if (header_.next_page != 0) {
     throw UsageError(fmt::format(
@@ -183,9 +192,10 @@ void FdbFile::check_header() {
   }
   page_count_ = static_cast<uint32_t>(std::min<uint64_t>(file_size_ / ps, UINT32_MAX));
   if (header_.pages_pointer_page == 0 || header_.pages_pointer_page >= page_count_) {
-    throw CorruptError(fmt::format("{}: page 0 (header): RDB$PAGES pointer page {} outside the "
-                                   "file's {} pages (truncated?)", path_, header_.pages_pointer_page,
-                                   page_count_));
+    throw CorruptError(
+        fmt::format("{}: page 0 (header): RDB$PAGES pointer page {} outside the "
+                    "file's {} pages (truncated?)",
+                    path_, header_.pages_pointer_page, page_count_));
   }
 }
 
@@ -205,7 +215,8 @@ void FdbFile::mismatch(uint32_t page_no, FdbPage type, const uint8_t* page,
     if (std::memcmp(again.data(), page, page_size()) != 0 || fdb_u32(h + 4) != header_.generation) {
       throw IoError(fmt::format(
           "{}: page {} changed while it was read ({}): another process is writing the database; "
-          "run again, or read a copy made with nbackup or gbak", path_, page_no, what));
+          "run again, or read a copy made with nbackup or gbak",
+          path_, page_no, what));
     }
   }
   if (page_type_of(page) != static_cast<uint8_t>(type)) {
@@ -227,9 +238,10 @@ void FdbFile::read_page(uint32_t page_no, FdbPage type, uint8_t* out) const {
 
 void FdbFile::check_page(uint32_t page_no, FdbPage type, const uint8_t* out) const {
   if (page_type_of(out) != static_cast<uint8_t>(type)) {
-    mismatch(page_no, type, out, fmt::format("a {} page where a {} page was expected",
-                                             fdb_page_type_name(page_type_of(out)),
-                                             fdb_page_type_name(static_cast<uint8_t>(type))));
+    mismatch(
+        page_no, type, out,
+        fmt::format("a {} page where a {} page was expected", fdb_page_type_name(page_type_of(out)),
+                    fdb_page_type_name(static_cast<uint8_t>(type))));
   }
   if (!ods().page_number_field) return;
   if (page_number_of(out) != page_no) {
@@ -242,14 +254,15 @@ void FdbFile::normalize_ods11_btree(uint32_t page_no, uint8_t* page) const {
   // ODS 11 pag_flags: 0x20 large keys (the node format of ODS 12), 0x40 jump info at 34.
   const uint8_t flags = page[1];
   if ((flags & 0x20) == 0 || (flags & 0x40) == 0) {
-    fail(page_no, FdbPage::Btree, fmt::format(
-        "ODS 11 b-tree page without large keys and jump information (flags 0x{:02x}): the "
-        "Firebird 1.x node layout is not read", flags));
+    fail(page_no, FdbPage::Btree,
+         fmt::format(
+             "ODS 11 b-tree page without large keys and jump information (flags 0x{:02x}): the "
+             "Firebird 1.x node layout is not read",
+             flags));
   }
   const uint16_t first_node = fdb_u16(page + 34);
   if (first_node < 39 || first_node > page_size()) {
-    fail(page_no, FdbPage::Btree,
-         fmt::format("first node offset {} outside the page", first_node));
+    fail(page_no, FdbPage::Btree, fmt::format("first node offset {} outside the page", first_node));
   }
   const uint16_t jump_size = static_cast<uint16_t>(first_node - 39);
   // ODS 12 order: btr_jump_interval (= jumpAreaSize, already at 36) at 34, size at 36.

@@ -55,20 +55,20 @@ struct FdbHeader {
   uint16_t ods_word = 0;    ///< hdr_ods_version as stored (0x800C, RedDatabase 0xE00C)
   uint16_t ods_major = 0;   ///< 11, 12, 13
   uint16_t ods_minor = 0;   ///< as stored (RedDatabase: 3)
-  const FdbOds* ods = nullptr;  ///< the layout read (RedDatabase 12.x: ODS 12.0's)
+  const FdbOds* ods = nullptr;       ///< the layout read (RedDatabase 12.x: ODS 12.0's)
   std::string product = "Firebird";  ///< "Firebird" or "RedDatabase"
   uint32_t pages_pointer_page = 0;  ///< hdr_PAGES
-  uint32_t generation = 0;  ///< pag_generation of page 0 when opened
+  uint32_t generation = 0;          ///< pag_generation of page 0 when opened
   uint32_t oldest_transaction = 0, oldest_active = 0, oldest_snapshot = 0;
   uint32_t next_transaction = 0;
-  uint16_t sequence = 0;    ///< hdr_sequence
+  uint16_t sequence = 0;  ///< hdr_sequence
   uint16_t flags = 0;
-  uint32_t next_page = 0;   ///< hdr_next_page
+  uint32_t next_page = 0;  ///< hdr_next_page
   uint32_t attachment_id = 0, shadow_count = 0, page_buffers = 0;
-  uint32_t scn = 0;         ///< pag_scn of page 0
-  uint32_t creation_date[2] = {0, 0};  ///< ISC date (days since 1858-11-17), time (1/10 ms)
+  uint32_t scn = 0;                          ///< pag_scn of page 0
+  uint32_t creation_date[2] = {0, 0};        ///< ISC date (days since 1858-11-17), time (1/10 ms)
   uint8_t implementation[4] = {0, 0, 0, 0};  ///< ODS 12+: cpu, os, cc, compatibility
-  int16_t implementation_id = 0;  ///< ODS 11: hdr_implementation
+  int16_t implementation_id = 0;             ///< ODS 11: hdr_implementation
 };
 
 /// One database file, opened read-only. Thread-compatible (const methods only read).

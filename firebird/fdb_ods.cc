@@ -50,8 +50,8 @@ FdbOds ods13(uint16_t minor) {
   return o;
 }
 
-const FdbOds kOds[] = {ods11(0), ods11(1), ods11(2), ods12(0), ods12(1),
-                       ods12(2), ods13(0), ods13(1)};
+const FdbOds kOds[] = {ods11(0), ods11(1), ods11(2), ods12(0),
+                       ods12(1), ods12(2), ods13(0), ods13(1)};
 
 }  // namespace
 
@@ -79,14 +79,22 @@ const FdbOds* fdb_ods(uint16_t major, uint16_t minor) {
 
 std::string fdb_ods_release(uint16_t major, uint16_t minor) {
   switch (major) {
-    case 8: return "InterBase 4";
-    case 9: return "InterBase 5";
-    case 10: return minor == 0 ? "InterBase 6 / Firebird 1.x" : "Firebird 1.5";
-    case 11: return minor == 0 ? "Firebird 2.0" : (minor == 1 ? "Firebird 2.1" : "Firebird 2.5");
-    case 12: return "Firebird 3.0";
-    case 13: return minor == 0 ? "Firebird 4.0" : "Firebird 5.0";
-    case 14: return "Firebird 6";
-    default: return "an unknown release";
+    case 8:
+      return "InterBase 4";
+    case 9:
+      return "InterBase 5";
+    case 10:
+      return minor == 0 ? "InterBase 6 / Firebird 1.x" : "Firebird 1.5";
+    case 11:
+      return minor == 0 ? "Firebird 2.0" : (minor == 1 ? "Firebird 2.1" : "Firebird 2.5");
+    case 12:
+      return "Firebird 3.0";
+    case 13:
+      return minor == 0 ? "Firebird 4.0" : "Firebird 5.0";
+    case 14:
+      return "Firebird 6";
+    default:
+      return "an unknown release";
   }
 }
 

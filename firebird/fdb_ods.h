@@ -99,29 +99,29 @@ namespace pbtree::firebird {
 
 /// The layout facts of one ODS.
 struct FdbOds {
-  uint16_t major = 0;          ///< 11, 12, 13
-  uint16_t minor = 0;          ///< as read from the header page
-  const char* release = "";    ///< "Firebird 2.5", "Firebird 5.0", ...
-  bool page_number_field = true;   ///< pag_pageno at 12 (ODS 12+)
+  uint16_t major = 0;                ///< 11, 12, 13
+  uint16_t minor = 0;                ///< as read from the header page
+  const char* release = "";          ///< "Firebird 2.5", "Firebird 5.0", ...
+  bool page_number_field = true;     ///< pag_pageno at 12 (ODS 12+)
   bool btree_jump_in_header = true;  ///< btr_jump_* at 34..38 (ODS 12+); ODS 11: IndexJumpInfo
-  uint32_t identifier_bytes = 31;  ///< RDB$ names: CHAR(31), ODS 13: CHAR(252) (63 x UTF8)
-  bool long_runs = false;      ///< sqz control bytes -1/-2 and rhd_not_packed (ODS 13.1)
-  bool rhdf_tra_high = true;   ///< ODS 12+: rhdf has tra_high at 14 (f_page still at 16)
-  bool rhd_long_tranum = true; ///< ODS 12+: flag 1024 means a 16-byte header (rhde)
+  uint32_t identifier_bytes = 31;    ///< RDB$ names: CHAR(31), ODS 13: CHAR(252) (63 x UTF8)
+  bool long_runs = false;            ///< sqz control bytes -1/-2 and rhd_not_packed (ODS 13.1)
+  bool rhdf_tra_high = true;         ///< ODS 12+: rhdf has tra_high at 14 (f_page still at 16)
+  bool rhd_long_tranum = true;       ///< ODS 12+: flag 1024 means a 16-byte header (rhde)
   // Header page fields that move.
-  uint32_t hdr_minor_offset = 64;         ///< ODS 11: 62
+  uint32_t hdr_minor_offset = 64;            ///< ODS 11: 62
   uint32_t hdr_oldest_snapshot_offset = 72;  ///< ODS 11: 76
-  uint32_t hdr_clumplets_offset = 132;    ///< ODS 11: 96, 13: 128
-  uint16_t hdr_dialect3 = 0x10;           ///< ODS 11: 0x100
-  uint16_t hdr_read_only = 0x20;          ///< ODS 11: 0x200
-  uint16_t hdr_encrypted = 0x40;          ///< ODS 11: none (0)
-  uint16_t hdr_no_reserve = 0x08;         ///< ODS 11: 0x20
+  uint32_t hdr_clumplets_offset = 132;       ///< ODS 11: 96, 13: 128
+  uint16_t hdr_dialect3 = 0x10;              ///< ODS 11: 0x100
+  uint16_t hdr_read_only = 0x20;             ///< ODS 11: 0x200
+  uint16_t hdr_encrypted = 0x40;             ///< ODS 11: none (0)
+  uint16_t hdr_no_reserve = 0x08;            ///< ODS 11: 0x20
   // System relation fields that exist (relations.h: fields added by ODS).
-  bool relation_type = true;    ///< RDB$RELATIONS.RDB$RELATION_TYPE (ODS 11.1+)
-  bool sql_security = false;    ///< RDB$RELATIONS.RDB$SQL_SECURITY (ODS 13+)
-  bool fields_owner = true;     ///< RDB$FIELDS.RDB$SECURITY_CLASS, RDB$OWNER_NAME (ODS 12+)
-  bool rfr_identity = true;     ///< RDB$RELATION_FIELDS.RDB$GENERATOR_NAME, ... (ODS 12+)
-  bool index_condition = false; ///< RDB$INDICES.RDB$CONDITION_BLR/_SOURCE (ODS 13.1+)
+  bool relation_type = true;     ///< RDB$RELATIONS.RDB$RELATION_TYPE (ODS 11.1+)
+  bool sql_security = false;     ///< RDB$RELATIONS.RDB$SQL_SECURITY (ODS 13+)
+  bool fields_owner = true;      ///< RDB$FIELDS.RDB$SECURITY_CLASS, RDB$OWNER_NAME (ODS 12+)
+  bool rfr_identity = true;      ///< RDB$RELATION_FIELDS.RDB$GENERATOR_NAME, ... (ODS 12+)
+  bool index_condition = false;  ///< RDB$INDICES.RDB$CONDITION_BLR/_SOURCE (ODS 13.1+)
   /// Data pages listed by one pointer page (dataPagesPerPP / dbb_dp_per_pp).
   uint32_t dp_per_pp(uint32_t page_size) const;
   /// Record slots of a data page (maxRecsPerDP / dbb_max_records): record number =

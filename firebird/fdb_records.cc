@@ -208,8 +208,10 @@ void scan_relation(const FdbFile& file, uint16_t relation_id,
         record.clear();
         if (file.ods().long_runs && (l->flags & kNotPacked)) {
           if (packed.size() > max_record) {
-            file.fail(dp, FdbPage::Data, fmt::format("line {}: unpacked record longer than {} "
-                                                     "bytes", line, max_record));
+            file.fail(dp, FdbPage::Data,
+                      fmt::format("line {}: unpacked record longer than {} "
+                                  "bytes",
+                                  line, max_record));
           }
           record = packed;
         } else if (!rle_unpack(packed, record, max_record, file.ods().long_runs)) {

@@ -3,6 +3,8 @@
 #include "tools/cmd_firebird.h"
 
 #include <fmt/format.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 #include <atomic>
 #include <chrono>
@@ -11,12 +13,10 @@
 #include <future>
 #include <iterator>
 
-#include <pbtree/index_file.h>
 #include "btree/level_stats.h"
 #include "firebird/fdb_entries.h"
 #include "firebird/fdb_table_stat.h"
 #include "firebird/fdb_what_if.h"
-#include <pbtree/keys.h>
 #include "tools/fdb_table_format.h"
 #include "tools/json_out.h"
 #include "tools/stat_format.h"
@@ -205,14 +205,17 @@ std::string format_fdb_header(const FdbFile& file, const std::string& name) {
   if (o.major == 11) {
     out += fmt::format("\tImplementation ID\t{}\n", h.implementation_id);
   } else {
-    static const char* kCpu[] = {"Intel/i386", "AMD/Intel/x64", "UltraSparc", "PowerPC",
-                                 "PowerPC64", "MIPSEL", "MIPS", "ARM", "IA64", "s390", "s390x",
-                                 "SH", "SHEB", "HPPA", "Alpha", "ARM64", "PowerPC64el", "M68k",
-                                 "RiscV64", "MIPS64EL", "LOONGARCH"};
-    static const char* kOs[] = {"Windows", "Linux", "Darwin", "Solaris", "HPUX",
-                                "AIX", "MVS", "FreeBSD", "NetBSD"};
+    static const char* kCpu[] = {
+        "Intel/i386", "AMD/Intel/x64", "UltraSparc", "PowerPC", "PowerPC64",   "MIPSEL",
+        "MIPS",       "ARM",           "IA64",       "s390",    "s390x",       "SH",
+        "SHEB",       "HPPA",          "Alpha",      "ARM64",   "PowerPC64el", "M68k",
+        "RiscV64",    "MIPS64EL",      "LOONGARCH"};
+    static const char* kOs[] = {"Windows", "Linux", "Darwin",  "Solaris", "HPUX",
+                                "AIX",     "MVS",   "FreeBSD", "NetBSD"};
     static const char* kCc[] = {"MSVC", "gcc", "xlC", "aCC", "SunStudio", "icc"};
-    auto pick = [](const char* const* t, size_t n, uint8_t i) { return i < n ? t[i] : "** Unknown **"; };
+    auto pick = [](const char* const* t, size_t n, uint8_t i) {
+      return i < n ? t[i] : "** Unknown **";
+    };
     out += fmt::format("\tImplementation\t\tHW={} {}-endian OS={} CC={}\n",
                        pick(kCpu, std::size(kCpu), h.implementation[0]),
                        (h.implementation[3] & 1) ? "big" : "little",
@@ -231,24 +234,45 @@ std::string format_fdb_header(const FdbFile& file, const std::string& name) {
     if (h.flags & 0x1) a.push_back("active shadow");
     if (o.hdr_encrypted && (h.flags & o.hdr_encrypted)) a.push_back("encrypted");
     switch (h.flags & 0x1080) {
-      case 0: break;
-      case 0x80: a.push_back("multi-user maintenance"); break;
-      case 0x1080: a.push_back("single-user maintenance"); break;
-      case 0x1000: a.push_back("full shutdown"); break;
+      case 0:
+        break;
+      case 0x80:
+        a.push_back("multi-user maintenance");
+        break;
+      case 0x1080:
+        a.push_back("single-user maintenance");
+        break;
+      case 0x1000:
+        a.push_back("full shutdown");
+        break;
     }
     if (h.flags & o.hdr_read_only) a.push_back("read only");
     switch (h.flags & 0xC00) {
-      case 0: break;
-      case 0x400: a.push_back("backup lock"); break;
-      case 0x800: a.push_back("backup merge"); break;
-      default: a.push_back(fmt::format("wrong backup state {}", h.flags & 0xC00)); break;
+      case 0:
+        break;
+      case 0x400:
+        a.push_back("backup lock");
+        break;
+      case 0x800:
+        a.push_back("backup merge");
+        break;
+      default:
+        a.push_back(fmt::format("wrong backup state {}", h.flags & 0xC00));
+        break;
     }
     if (o.major >= 13) {
       switch (h.flags & 0x6000) {
-        case 0: break;
-        case 0x2000: a.push_back("read-only replica"); break;
-        case 0x4000: a.push_back("read-write replica"); break;
-        default: a.push_back(fmt::format("wrong replica state {}", h.flags & 0x6000)); break;
+        case 0:
+          break;
+        case 0x2000:
+          a.push_back("read-only replica");
+          break;
+        case 0x4000:
+          a.push_back("read-write replica");
+          break;
+        default:
+          a.push_back(fmt::format("wrong replica state {}", h.flags & 0x6000));
+          break;
       }
     }
     std::string joined;
@@ -264,34 +288,61 @@ std::string format_fdb_header(const FdbFile& file, const std::string& name) {
     const uint8_t* d = page.data() + p + 2;
     const std::string text(reinterpret_cast<const char*>(d), len);
     // HDR_* codes: ODS 11 (B2_5 ods.h) and ODS 12/13 (v3, v5) number them differently.
-    enum Kind { Root, File, LastPage, Sweep, LogName, Diff, BackupGuid, CryptChecksum,
-                CryptKey, CryptHash, DbGuid, ReplSeq, Other };
-    static const Kind kOds11[] = {Other, Root, Other, File, LastPage, Other, Sweep, LogName,
-                                  Other, Other, Other, Other, Diff, BackupGuid};
-    static const Kind kOds12[] = {Other, Root, File, LastPage, Sweep, CryptChecksum, Diff,
-                                  BackupGuid, CryptKey, CryptHash, DbGuid, ReplSeq};
+    enum Kind {
+      Root,
+      File,
+      LastPage,
+      Sweep,
+      LogName,
+      Diff,
+      BackupGuid,
+      CryptChecksum,
+      CryptKey,
+      CryptHash,
+      DbGuid,
+      ReplSeq,
+      Other
+    };
+    static const Kind kOds11[] = {Other,   Root,  Other, File,  LastPage, Other, Sweep,
+                                  LogName, Other, Other, Other, Other,    Diff,  BackupGuid};
+    static const Kind kOds12[] = {Other, Root,       File,     LastPage,  Sweep,  CryptChecksum,
+                                  Diff,  BackupGuid, CryptKey, CryptHash, DbGuid, ReplSeq};
     const bool old = o.major == 11;
     const uint8_t max = old ? 14 : (o.major == 12 ? 10 : 11);
     Kind kind = Other;
     if (old && type < std::size(kOds11)) kind = kOds11[type];
     if (!old && type <= max && type < std::size(kOds12)) kind = kOds12[type];
     switch (kind) {
-      case Root: out += fmt::format("\tRoot file name:\t\t{}\n", text); break;
-      case File: out += fmt::format("\tContinuation file:\t\t{}\n", text); break;
+      case Root:
+        out += fmt::format("\tRoot file name:\t\t{}\n", text);
+        break;
+      case File:
+        out += fmt::format("\tContinuation file:\t\t{}\n", text);
+        break;
       case LastPage:
         out += fmt::format("\tLast logical page:\t\t{}\n", static_cast<int32_t>(fdb_u32(d)));
         break;
       case Sweep:
         out += fmt::format("\tSweep interval:\t\t{}\n", static_cast<int32_t>(fdb_u32(d)));
         break;
-      case LogName: out += fmt::format("\tReplay logging file:\t\t{}\n", text); break;
-      case Diff: out += fmt::format("\tBackup difference file:\t{}\n", text); break;
+      case LogName:
+        out += fmt::format("\tReplay logging file:\t\t{}\n", text);
+        break;
+      case Diff:
+        out += fmt::format("\tBackup difference file:\t{}\n", text);
+        break;
       case BackupGuid:
         if (len >= 16) out += fmt::format("\tDatabase backup GUID:\t{}\n", guid_text(d));
         break;
-      case CryptKey: out += fmt::format("\tEncryption key name:\t{}\n", text); break;
-      case CryptHash: out += fmt::format("\tKey hash:\t{}\n", text); break;
-      case CryptChecksum: out += fmt::format("\tCrypt checksum:\t{}\n", text); break;
+      case CryptKey:
+        out += fmt::format("\tEncryption key name:\t{}\n", text);
+        break;
+      case CryptHash:
+        out += fmt::format("\tKey hash:\t{}\n", text);
+        break;
+      case CryptChecksum:
+        out += fmt::format("\tCrypt checksum:\t{}\n", text);
+        break;
       case DbGuid:
         if (len >= 16) out += fmt::format("\tDatabase GUID:\t{}\n", guid_text(d));
         break;
@@ -427,7 +478,8 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
           if (ty.type == ColumnType::Double || ty.type == ColumnType::Varchar) break;
           if (key_format_allowed(ty, f)) continue;
           unavailable.push_back({f, fmt::format("cannot hold every value of {} (decimal128: 34 "
-                                                "digits at most)", ty.name())});
+                                                "digits at most)",
+                                                ty.name())});
         }
       }
       if (json) {
@@ -453,8 +505,8 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
         continue;
       }
       if (!w.predicted) {
-        text += fmt::format("What-if for index {} ({}) of {}: {}\n\n", ix.name,
-                            ix.id, t->name, w.why);
+        text +=
+            fmt::format("What-if for index {} ({}) of {}: {}\n\n", ix.name, ix.id, t->name, w.why);
         continue;
       }
       std::string table = format_what_if_table(w.report);

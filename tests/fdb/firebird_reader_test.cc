@@ -65,8 +65,7 @@ TEST(FdbFirebirdRle, LiteralRunPastTheInputIsRefused) {
 }
 
 TEST(FdbFirebirdRle, Firebird5LongRunsTakeATwoOrFourByteCount) {
-  const std::vector<uint8_t> in = {0xFF, 0x2C, 0x01, 'x', 0xFE, 0x00, 0x00, 0x01, 0x00, 0,
-                                   1,    'z'};
+  const std::vector<uint8_t> in = {0xFF, 0x2C, 0x01, 'x', 0xFE, 0x00, 0x00, 0x01, 0x00, 0, 1, 'z'};
   std::vector<uint8_t> out;
   ASSERT_TRUE(rle_unpack(in, out, 100000, true));
   ASSERT_EQ(out.size(), 300u + 65536u + 1u);
@@ -180,8 +179,9 @@ TEST(FdbFirebirdHeader, SecondaryFileOfAMultiFileDatabaseRefused) {
 TEST(FdbFirebirdHeader, MultiFileDatabaseRefused) {
   auto img = header_image(4096, 0x800C, 0);
   img[24] = 9;  // hdr_next_page
-  EXPECT_EQ(error_of(img), "x.fdb: a multi-file database (next header page 9); pbtree reads "
-                           "single-file databases only");
+  EXPECT_EQ(error_of(img),
+            "x.fdb: a multi-file database (next header page 9); pbtree reads "
+            "single-file databases only");
 }
 
 TEST(FdbFirebirdHeader, NotAHeaderPage) {
@@ -226,8 +226,18 @@ TEST(FdbFirebirdHeader, ShortFile) {
 TEST(FdbFirebirdHeader, EncryptedDatabaseRefused) {
   auto img = header_image(4096, 0x800C, 0);
   img[42] = 0x40;
-  EXPECT_EQ(error_of(img), "x.fdb: an encrypted Firebird database, ODS 12.0 (Firebird 3.0); "
-                           "pbtree reads plain pages only");
+  EXPECT_EQ(error_of(img),
+            "x.fdb: an encrypted Firebird database, ODS 12.0 (Firebird 3.0); "
+            "pbtree reads plain pages only");
+}
+
+TEST(FdbFirebirdHeader, EncryptedOds13DatabaseNamesItsPlugin) {
+  auto img = header_image(4096, 0x800D, 1);
+  img[42] = 0x40;
+  std::memcpy(&img[84], "DbCrypt_example", 15);
+  EXPECT_EQ(error_of(img),
+            "x.fdb: an encrypted Firebird database (plugin DbCrypt_example), ODS "
+            "13.1 (Firebird 5.0); pbtree reads plain pages only");
 }
 
 TEST(FdbFirebirdReadPage, PageChangedUnderTheReadIsNotCalledCorrupt) {
@@ -250,9 +260,10 @@ TEST(FdbFirebirdReadPage, PageChangedUnderTheReadIsNotCalledCorrupt) {
     FAIL() << "no error";
   } catch (const IoError& e) {
     EXPECT_EQ(std::string(e.what()),
-              path + ": page 2 changed while it was read (a data page where a pointer page was "
-                     "expected): another process is writing the database; run again, or read a "
-                     "copy made with nbackup or gbak");
+              path +
+                  ": page 2 changed while it was read (a data page where a pointer page was "
+                  "expected): another process is writing the database; run again, or read a "
+                  "copy made with nbackup or gbak");
   }
   std::remove(path.c_str());
 }

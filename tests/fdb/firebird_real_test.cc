@@ -5,15 +5,15 @@
 // table's records when the table holds no back versions. ODS 10 and InterBase files are
 // refused with a message naming them. The verbatim gstat comparisons are in
 // tests/firebird/compare_real.sh (ctest firebird_real_files).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <pbtree/errors.h>
 
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-
-#include <fmt/format.h>
 #include <string>
 #include <vector>
 
@@ -24,7 +24,6 @@
 #include "firebird/fdb_stat.h"
 #include "node/btree_page.h"
 #include "node/node.h"
-#include <pbtree/errors.h>
 
 namespace pbtree::firebird {
 namespace {
@@ -92,8 +91,8 @@ std::vector<uint32_t> leaves_by_chain(const FdbFile& f, uint32_t root) {
 }
 
 struct FileCheck {
-  size_t indexes = 0;       // active indexes with a root
-  size_t record_checks = 0; // indexes whose node count was compared with the records
+  size_t indexes = 0;        // active indexes with a root
+  size_t record_checks = 0;  // indexes whose node count was compared with the records
 };
 
 FileCheck check_file(const std::string& name) {
@@ -157,7 +156,8 @@ TEST(FdbRealFiles, Ods11Firebird21Employee) {
 }
 
 TEST(FdbRealFiles, Ods11Firebird21EmployeeGdb) {
-  const FileCheck c = check_file("noelsonneres__Exemplo-Livro-Firemonkey-FireDac-e-Firebird__EMPLOYEE.GDB");
+  const FileCheck c =
+      check_file("noelsonneres__Exemplo-Livro-Firemonkey-FireDac-e-Firebird__EMPLOYEE.GDB");
   EXPECT_GT(c.indexes, 10u);
 }
 
@@ -193,9 +193,10 @@ TEST(FdbRealFiles, Ods131Firebird5) {
 
 TEST(FdbRealFiles, Ods10IsRefusedByName) {
   EXPECT_EQ(error_opening("luiz0067yahoo__bkp-sisbanda-delphi-6-2006__BANCO.GDB"),
-            kDir + "luiz0067yahoo__bkp-sisbanda-delphi-6-2006__BANCO.GDB: an InterBase 6 / "
-                   "Firebird 1.x database (ODS 10.0); pbtree reads ODS 11.0-11.2 (Firebird "
-                   "2.0-2.5), 12.0 (Firebird 3.0) and 13.0-13.1 (Firebird 4.0 and 5.0)");
+            kDir +
+                "luiz0067yahoo__bkp-sisbanda-delphi-6-2006__BANCO.GDB: an InterBase 6 / "
+                "Firebird 1.x database (ODS 10.0); pbtree reads ODS 11.0-11.2 (Firebird "
+                "2.0-2.5), 12.0 (Firebird 3.0) and 13.0-13.1 (Firebird 4.0 and 5.0)");
 }
 
 TEST(FdbRealFiles, InterBaseIsRefusedByName) {
