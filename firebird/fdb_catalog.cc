@@ -18,65 +18,76 @@ namespace {
 // Index root page fields (byte table in fdb_catalog.h): irt_count, irt_rpt[] and its slot size.
 constexpr uint32_t kIrtCount = 18, kIrtSlots = 20, kIrtSlotSize = 12;
 
-constexpr uint16_t kName = 31;  // MAX_SQL_IDENTIFIER_LEN in Firebird 3
-FieldDesc name() { return {Dtype::Text, kName}; }
 FieldDesc shrt() { return {Dtype::Short, 2}; }
 FieldDesc lng() { return {Dtype::Long, 4}; }
 FieldDesc blob() { return {Dtype::Blob, 8}; }
 FieldDesc dbl() { return {Dtype::Double, 8}; }
+FieldDesc boolean() {
+  return {Dtype::Boolean, 1};
+}
 FieldDesc varchar(uint16_t n) { return {Dtype::Varying, static_cast<uint16_t>(n + 2)}; }
 
-// RDB$PAGES: PAGE_NUMBER, RELATION_ID, PAGE_SEQUENCE, PAGE_TYPE.
-const RecordFormat& pages_format() {
-  static const RecordFormat f = RecordFormat::layout({lng(), shrt(), lng(), shrt()});
-  return f;
-}
-// RDB$RELATIONS: VIEW_BLR, VIEW_SOURCE, DESCRIPTION, RELATION_ID(3), SYSTEM_FLAG(4),
-// DBKEY_LENGTH, FORMAT, FIELD_ID, RELATION_NAME(8), SECURITY_CLASS, EXTERNAL_FILE(10),
-// RUNTIME, EXTERNAL_DESCRIPTION, OWNER_NAME, DEFAULT_CLASS, FLAGS, RELATION_TYPE(16).
-const RecordFormat& relations_format() {
-  static const RecordFormat f = RecordFormat::layout(
-      {blob(), blob(), blob(), shrt(), shrt(), shrt(), shrt(), shrt(), name(), name(),
-       varchar(255), blob(), blob(), name(), name(), shrt(), shrt()});
-  return f;
-}
-// RDB$INDICES: INDEX_NAME(0), RELATION_NAME(1), INDEX_ID(2), UNIQUE_FLAG(3), DESCRIPTION,
-// SEGMENT_COUNT(5), INDEX_INACTIVE(6), INDEX_TYPE(7), FOREIGN_KEY, SYSTEM_FLAG,
-// EXPRESSION_BLR(10), EXPRESSION_SOURCE, STATISTICS.
-const RecordFormat& indices_format() {
-  static const RecordFormat f = RecordFormat::layout(
-      {name(), name(), shrt(), shrt(), blob(), shrt(), shrt(), shrt(), name(), shrt(), blob(),
-       blob(), dbl()});
-  return f;
-}
-// RDB$INDEX_SEGMENTS: INDEX_NAME, FIELD_NAME, FIELD_POSITION, STATISTICS.
-const RecordFormat& segments_format() {
-  static const RecordFormat f = RecordFormat::layout({name(), name(), shrt(), dbl()});
-  return f;
-}
-// RDB$RELATION_FIELDS: FIELD_NAME(0), RELATION_NAME(1), FIELD_SOURCE(2), QUERY_NAME,
-// BASE_FIELD, EDIT_STRING, FIELD_POSITION, QUERY_HEADER, UPDATE_FLAG, FIELD_ID(9),
-// VIEW_CONTEXT, DESCRIPTION, DEFAULT_VALUE, SYSTEM_FLAG, SECURITY_CLASS, COMPLEX_NAME,
-// NULL_FLAG, DEFAULT_SOURCE, COLLATION_ID, GENERATOR_NAME, IDENTITY_TYPE.
-const RecordFormat& relation_fields_format() {
-  static const RecordFormat f = RecordFormat::layout(
-      {name(), name(), name(), name(), name(), varchar(127), shrt(), blob(), shrt(), shrt(),
-       shrt(), blob(), blob(), shrt(), name(), name(), shrt(), blob(), shrt(), name(), shrt()});
-  return f;
-}
-// RDB$FIELDS: FIELD_NAME(0), QUERY_NAME, VALIDATION_BLR, VALIDATION_SOURCE, COMPUTED_BLR,
-// COMPUTED_SOURCE, DEFAULT_VALUE, DEFAULT_SOURCE, FIELD_LENGTH(8), FIELD_SCALE(9),
-// FIELD_TYPE(10), FIELD_SUB_TYPE(11), MISSING_VALUE, MISSING_SOURCE, DESCRIPTION,
-// SYSTEM_FLAG, QUERY_HEADER, SEGMENT_LENGTH, EDIT_STRING, EXTERNAL_LENGTH, EXTERNAL_SCALE,
-// EXTERNAL_TYPE, DIMENSIONS, NULL_FLAG, CHARACTER_LENGTH, COLLATION_ID,
-// CHARACTER_SET_ID(26), FIELD_PRECISION(27), SECURITY_CLASS, OWNER_NAME.
-const RecordFormat& fields_format() {
-  static const RecordFormat f = RecordFormat::layout(
-      {name(), name(), blob(), blob(), blob(), blob(), blob(), blob(), shrt(), shrt(), shrt(),
-       shrt(), blob(), blob(), blob(), shrt(), blob(), shrt(), varchar(127), shrt(), shrt(),
-       shrt(), shrt(), shrt(), shrt(), shrt(), shrt(), shrt(), name(), name()});
-  return f;
-}
+// The record formats of the system relations read, per ODS (relations.h field order,
+// fields.h types; names are CHAR(31), ODS 13: CHAR(252)). Fields an ODS added come last.
+struct SystemFormats {
+  RecordFormat pages, relations, indices, segments, relation_fields, fields;
+  explicit SystemFormats(const FdbOds& ods) {
+    const FieldDesc name{Dtype::Text, static_cast<uint16_t>(ods.identifier_bytes)};
+    // RDB$PAGES: PAGE_NUMBER, RELATION_ID, PAGE_SEQUENCE, PAGE_TYPE.
+    pages = RecordFormat::layout({lng(), shrt(), lng(), shrt()});
+    // RDB$RELATIONS: VIEW_BLR, VIEW_SOURCE, DESCRIPTION, RELATION_ID(3), SYSTEM_FLAG(4),
+    // DBKEY_LENGTH, FORMAT, FIELD_ID, RELATION_NAME(8), SECURITY_CLASS, EXTERNAL_FILE(10),
+    // RUNTIME, EXTERNAL_DESCRIPTION, OWNER_NAME, DEFAULT_CLASS, FLAGS, RELATION_TYPE(16,
+    // ODS 11.1+), SQL_SECURITY (ODS 13+).
+    std::vector<FieldDesc> rel = {blob(), blob(), blob(), shrt(), shrt(),       shrt(),
+                                  shrt(), shrt(), name,   name,   varchar(255), blob(),
+                                  blob(), name,   name,   shrt()};
+    if (ods.relation_type) rel.push_back(shrt());
+    if (ods.sql_security) rel.push_back(boolean());
+    relations = RecordFormat::layout(rel);
+    // RDB$INDICES: INDEX_NAME(0), RELATION_NAME(1), INDEX_ID(2), UNIQUE_FLAG(3), DESCRIPTION,
+    // SEGMENT_COUNT(5), INDEX_INACTIVE(6), INDEX_TYPE(7), FOREIGN_KEY, SYSTEM_FLAG,
+    // EXPRESSION_BLR(10), EXPRESSION_SOURCE(11), STATISTICS, CONDITION_BLR(13, ODS 13.1+),
+    // CONDITION_SOURCE(14).
+    std::vector<FieldDesc> ind = {name,   name, shrt(), shrt(), blob(), shrt(), shrt(),
+                                  shrt(), name, shrt(), blob(), blob(), dbl()};
+    if (ods.index_condition) {
+      ind.push_back(blob());
+      ind.push_back(blob());
+    }
+    indices = RecordFormat::layout(ind);
+    // RDB$INDEX_SEGMENTS: INDEX_NAME, FIELD_NAME, FIELD_POSITION, STATISTICS.
+    segments = RecordFormat::layout({name, name, shrt(), dbl()});
+    // RDB$RELATION_FIELDS: FIELD_NAME(0), RELATION_NAME(1), FIELD_SOURCE(2), QUERY_NAME,
+    // BASE_FIELD, EDIT_STRING, FIELD_POSITION, QUERY_HEADER, UPDATE_FLAG, FIELD_ID(9),
+    // VIEW_CONTEXT, DESCRIPTION, DEFAULT_VALUE, SYSTEM_FLAG, SECURITY_CLASS, COMPLEX_NAME,
+    // NULL_FLAG, DEFAULT_SOURCE, COLLATION_ID(18), then (ODS 12+) GENERATOR_NAME,
+    // IDENTITY_TYPE.
+    std::vector<FieldDesc> rfr = {name,   name,   name,   name,   name,   varchar(127), shrt(),
+                                  blob(), shrt(), shrt(), shrt(), blob(), blob(),       shrt(),
+                                  name,   name,   shrt(), blob(), shrt()};
+    if (ods.rfr_identity) {
+      rfr.push_back(name);
+      rfr.push_back(shrt());
+    }
+    relation_fields = RecordFormat::layout(rfr);
+    // RDB$FIELDS: FIELD_NAME(0), QUERY_NAME, VALIDATION_BLR, VALIDATION_SOURCE, COMPUTED_BLR,
+    // COMPUTED_SOURCE, DEFAULT_VALUE, DEFAULT_SOURCE, FIELD_LENGTH(8), FIELD_SCALE(9),
+    // FIELD_TYPE(10), FIELD_SUB_TYPE(11), MISSING_VALUE, MISSING_SOURCE, DESCRIPTION,
+    // SYSTEM_FLAG, QUERY_HEADER, SEGMENT_LENGTH, EDIT_STRING, EXTERNAL_LENGTH, EXTERNAL_SCALE,
+    // EXTERNAL_TYPE, DIMENSIONS, NULL_FLAG, CHARACTER_LENGTH, COLLATION_ID(25),
+    // CHARACTER_SET_ID(26), FIELD_PRECISION(27), then (ODS 12+) SECURITY_CLASS, OWNER_NAME.
+    std::vector<FieldDesc> fld = {name,   name,   blob(), blob(), blob(),       blob(), blob(),
+                                  blob(), shrt(), shrt(), shrt(), shrt(),       blob(), blob(),
+                                  blob(), shrt(), blob(), shrt(), varchar(127), shrt(), shrt(),
+                                  shrt(), shrt(), shrt(), shrt(), shrt(),       shrt(), shrt()};
+    if (ods.fields_owner) {
+      fld.push_back(name);
+      fld.push_back(name);
+    }
+    fields = RecordFormat::layout(fld);
+  }
+};
 
 constexpr size_t kMaxRecord = 65535;
 
@@ -115,6 +126,13 @@ void scan(const FdbFile& file, const std::vector<PagesRow>& pages, uint16_t rela
 }  // namespace
 
 std::vector<FdbTable> read_catalog(const FdbFile& file) {
+  const SystemFormats formats(file.ods());
+  auto pages_format = [&]() -> const RecordFormat& { return formats.pages; };
+  auto relations_format = [&]() -> const RecordFormat& { return formats.relations; };
+  auto indices_format = [&]() -> const RecordFormat& { return formats.indices; };
+  auto segments_format = [&]() -> const RecordFormat& { return formats.segments; };
+  auto relation_fields_format = [&]() -> const RecordFormat& { return formats.relation_fields; };
+  auto fields_format = [&]() -> const RecordFormat& { return formats.fields; };
   std::vector<PagesRow> pages;
   scan_relation(file, 0, pages_relation_pointer_pages(file), kMaxRecord,
                 [&](std::span<const uint8_t> rec) {
@@ -184,6 +202,7 @@ std::vector<FdbTable> read_catalog(const FdbFile& file) {
     ix.inactive = r.integer(6) != 0;
     ix.descending = r.integer(7) == 1;
     ix.expression = !r.is_null(10);
+    ix.condition = file.ods().index_condition && !r.is_null(13);
     auto segs = segments[ix.name];
     std::sort(segs.begin(), segs.end());
     for (auto& [pos, field] : segs) {

@@ -2,7 +2,7 @@
 // root pages (RDB$PAGES), their indexes and segments (RDB$INDICES, RDB$INDEX_SEGMENTS), the
 // segment columns' types (RDB$RELATION_FIELDS, RDB$FIELDS) and each index's slot in its
 // table's index root page. System relation layouts are those of src/jrd/relations.h and
-// src/jrd/fields.h at ODS 12.0 (Firebird 3.0).
+// src/jrd/fields.h of the ODS read (firebird/fdb_ods.h; ODS 11 to 13.1).
 //
 // Index root page (struct index_root_page, src/jrd/ods.h, ODS 12; type 6):
 //   off size field
@@ -51,6 +51,7 @@ struct FdbIndex {
   std::string name;
   uint32_t id = 0;            ///< RDB$INDEX_ID - 1: slot in the index root page
   bool unique = false, descending = false, inactive = false, expression = false;
+  bool condition = false;     ///< a partial index (RDB$CONDITION_BLR, ODS 13.1)
   uint32_t root_page = 0;     ///< 0 if the slot is empty or being built
   std::vector<FdbSegment> segments;  ///< in position order
 };

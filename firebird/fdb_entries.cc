@@ -76,13 +76,43 @@ void for_each_fdb_entry(const FdbFile& file, const FdbIndex& index,
   }
 }
 
+namespace {
+
+// RDB$CHARACTER_SETS ids of the common character sets (src/intl/charsets.h).
+std::string charset_name(int id) {
+  switch (id) {
+    case 0:
+      return "NONE";
+    case 1:
+      return "OCTETS";
+    case 2:
+      return "ASCII";
+    case 3:
+      return "UNICODE_FSS";
+    case 4:
+      return "UTF8";
+    case 21:
+      return "ISO8859_1";
+    case 51:
+      return "WIN1250";
+    case 52:
+      return "WIN1251";
+    case 53:
+      return "WIN1252";
+    default:
+      return fmt::format("{}", id);
+  }
+}
+
+}  // namespace
+
 std::optional<FdbKeyType> fdb_key_type(const FdbIndex& index, std::string& why) {
   if (index.expression) {
-    why = "expression index";
+    why = "n/a: expression index (its keys are values of the expression, not of a column)";
     return std::nullopt;
   }
   if (index.segments.size() != 1) {
-    why = fmt::format("compound index ({} segments)", index.segments.size());
+    why = fmt::format("n/a: compound index ({} segments)", index.segments.size());
     return std::nullopt;
   }
   const FdbSegment& s = index.segments[0];
@@ -101,6 +131,9 @@ std::optional<FdbKeyType> fdb_key_type(const FdbIndex& index, std::string& why) 
   };
   std::optional<FdbKeyType> out;
   const bool scaled = scale > 0 || s.field_sub_type == 1 || s.field_sub_type == 2;
+  // RDB$FIELD_TYPE codes (blr_*): 7 smallint, 8 integer, 16 bigint, 26 int128, 27 double,
+  // 10 float, 24/25 decfloat(16/34), 12 date, 13 time, 35 timestamp, 28/29 time/timestamp
+  // with time zone, 23 boolean, 14 char, 37 varchar. Key types: DFW_assign_index_type.
   switch (s.field_type) {
     case 7:
       if (s.itype == 0) out = FdbKeyType{scaled ? numeric(4) : simple(ColumnType::Smallint), KeyFormat::Double};
@@ -111,11 +144,33 @@ std::optional<FdbKeyType> fdb_key_type(const FdbIndex& index, std::string& why) 
     case 16:
       if (s.itype == 8) out = FdbKeyType{scaled ? numeric(18) : simple(ColumnType::Bigint), KeyFormat::RescaledDouble};
       break;
+    case 26:  // INT128 and NUMERIC(19..38): idx_decimal on ODS 13.0, idx_bcd on 13.1
+      if (s.itype == 13)
+        out = FdbKeyType{scaled ? numeric(38) : simple(ColumnType::Int128), KeyFormat::Bcd};
+      if (s.itype == 10) {
+        why =
+            "n/a: INT128 keys in decimal128 (idx_decimal, ODS 13.0): decimal128 holds 34 of "
+            "int128's 39 digits, so pbtree does not decode them back to int128 values";
+        return std::nullopt;
+      }
+      break;
     case 27:
       if (s.itype == 0 && scale == 0) out = FdbKeyType{simple(ColumnType::Double), KeyFormat::Double};
       break;
     case 14:
     case 37:
+      if (s.itype != 1) {
+        why = s.itype >= 64
+                  ? fmt::format(
+                        "n/a: {} in character set {} with a collation: its keys are sort "
+                        "keys that do not decode back to values",
+                        s.field_type == 14 ? "CHAR" : "VARCHAR", charset_name(s.charset))
+                  : fmt::format(
+                        "n/a: {} in character set {} (key type {}): pbtree's varchar is "
+                        "character set NONE",
+                        s.field_type == 14 ? "CHAR" : "VARCHAR", charset_name(s.charset), s.itype);
+        return std::nullopt;
+      }
       if (s.itype == 1) {
         TypeSpec t;
         t.type = ColumnType::Varchar;
@@ -123,14 +178,39 @@ std::optional<FdbKeyType> fdb_key_type(const FdbIndex& index, std::string& why) 
         out = FdbKeyType{t, KeyFormat::Text};
       }
       break;
+    case 24:
+    case 25:
+      why = fmt::format(
+          "n/a: DECFLOAT({}) keys (idx_decimal) have no pbtree column type to decode "
+          "them into",
+          s.field_type == 24 ? 16 : 34);
+      return std::nullopt;
+    case 10:
+    case 12:
+    case 13:
+    case 35:
+    case 28:
+    case 29:
+    case 23:
+      why = fmt::format("n/a: {} keys have no pbtree column type to decode them into",
+                        s.field_type == 10   ? "FLOAT"
+                        : s.field_type == 12 ? "DATE"
+                        : s.field_type == 13 ? "TIME"
+                        : s.field_type == 35 ? "TIMESTAMP"
+                        : s.field_type == 28 ? "TIME WITH TIME ZONE"
+                        : s.field_type == 29 ? "TIMESTAMP WITH TIME ZONE"
+                                             : "BOOLEAN");
+      return std::nullopt;
     default:
       break;
   }
   if (out && out->type.type == ColumnType::Numeric &&
-      (out->type.precision < 1 || out->type.precision > 18 || out->type.scale > out->type.precision)) {
+      (out->type.precision < 1 || out->type.precision > 38 ||
+       out->type.scale > out->type.precision)) {
     out.reset();
   }
-  if (!out) why = fmt::format("column type {} with key type {} not decodable", s.field_type, s.itype);
+  if (!out)
+    why = fmt::format("n/a: column type {} with key type {} not decodable", s.field_type, s.itype);
   return out;
 }
 

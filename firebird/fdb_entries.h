@@ -28,9 +28,11 @@ struct FdbKeyType {
 };
 
 /// The pbtree type and key format of a single-segment index on smallint, integer, bigint,
-/// numeric/decimal (stored as smallint, integer or bigint), double precision, or CHAR/VARCHAR
-/// in character set NONE or ASCII (idx_itype 0, 8, 1); nullopt with `why` set for anything
-/// else (compound, expression, collated strings, date/time, float, ...).
+/// int128, numeric/decimal (stored as smallint, integer, bigint or int128), double
+/// precision, or CHAR/VARCHAR in character set NONE or ASCII (idx_itype 0, 8, 13 = bcd
+/// (ODS 13.1), 10 = decimal128 (int128 on ODS 13.0), 1); nullopt with `why` set to
+/// "n/a: <reason>" for anything else (compound, expression, collated strings, DECFLOAT,
+/// date/time, boolean, float, ...).
 std::optional<FdbKeyType> fdb_key_type(const FdbIndex& index, std::string& why);
 
 }  // namespace pbtree::firebird

@@ -1,5 +1,7 @@
-// Read-only access to a Firebird 3 database file (ODS 12.0) without the engine: the header
-// page checks and a page reader that checks each page's type and self number.
+// Read-only access to a Firebird database file (ODS 11.0-11.2, 12.0, 13.0-13.1; RedDatabase
+// files read as the Firebird ODS they extend) without the engine: the header page checks and
+// a page reader that checks each page's type and self number. What differs per ODS is in
+// firebird/fdb_ods.h (byte tables of every ODS there); the table below is ODS 12.
 //
 // Page header (struct pag, src/jrd/ods.h; every page; integers little-endian):
 //   off size field
@@ -18,13 +20,15 @@
 //    24    4 hdr_next_page       next header page of a multi-file database (0: one file)
 //    36    4 hdr_next_transaction
 //    42    2 hdr_flags           0x40 hdr_encrypted (refused), 0x10 SQL dialect 3, 0x20 read-only
-//    64    2 hdr_ods_minor       0 for ODS 12.0
+//    64    2 hdr_ods_minor       0 for ODS 12.0 (ODS 11: at 62)
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "firebird/fdb_ods.h"
 
 namespace pbtree::firebird {
 
@@ -48,11 +52,23 @@ std::string fdb_page_type_name(uint8_t type);
 /// What the header page says.
 struct FdbHeader {
   uint32_t page_size = 0;   ///< bytes
-  uint16_t ods_major = 0;   ///< 12
-  uint16_t ods_minor = 0;   ///< 0
+  uint16_t ods_word = 0;    ///< hdr_ods_version as stored (0x800C, RedDatabase 0xE00C)
+  uint16_t ods_major = 0;   ///< 11, 12, 13
+  uint16_t ods_minor = 0;   ///< as stored (RedDatabase: 3)
+  const FdbOds* ods = nullptr;       ///< the layout read (RedDatabase 12.x: ODS 12.0's)
+  std::string product = "Firebird";  ///< "Firebird" or "RedDatabase"
   uint32_t pages_pointer_page = 0;  ///< hdr_PAGES
+  uint32_t generation = 0;          ///< pag_generation of page 0 when opened
+  uint32_t oldest_transaction = 0, oldest_active = 0, oldest_snapshot = 0;
   uint32_t next_transaction = 0;
+  uint16_t sequence = 0;  ///< hdr_sequence
   uint16_t flags = 0;
+  uint32_t next_page = 0;  ///< hdr_next_page
+  uint32_t attachment_id = 0, shadow_count = 0, page_buffers = 0;
+  uint32_t scn = 0;                          ///< pag_scn of page 0
+  uint32_t creation_date[2] = {0, 0};        ///< ISC date (days since 1858-11-17), time (1/10 ms)
+  uint8_t implementation[4] = {0, 0, 0, 0};  ///< ODS 12+: cpu, os, cc, compatibility
+  int16_t implementation_id = 0;             ///< ODS 11: hdr_implementation
 };
 
 /// One database file, opened read-only. Thread-compatible (const methods only read).
@@ -60,8 +76,9 @@ class FdbFile {
  public:
   /// Opens `path` and checks the header page. Throws IoError (open/read failures),
   /// CorruptError "FILE: not a Firebird database (...)" on a bad header page or file size,
-  /// UsageError "FILE: ODS 13.0 (Firebird 4.0 or 5.0) is not supported ..." for any ODS but
-  /// 12.0, for an encrypted or multi-file database and an unsupported page size.
+  /// UsageError naming what the file is for an ODS pbtree does not read ("FILE: an
+  /// InterBase 6 / Firebird 1.x database (ODS 10.0); pbtree reads ..."), for an encrypted
+  /// database, a multi-file database or a secondary file of one.
   static std::unique_ptr<FdbFile> open(const std::string& path);
   /// The same checks over a database image held in memory (fuzzing, tests); `name` stands
   /// for the path in messages.
@@ -77,9 +94,20 @@ class FdbFile {
   uint32_t page_count() const { return page_count_; }
 
   /// Reads page `page_no` into `out` (page_size bytes) and checks that it lies in the file,
-  /// that its pag_type is `type`, that pag_pageno is `page_no` and that it is not encrypted.
-  /// Throws CorruptError "FILE: page N (data): ..." (the type read from the page) or IoError.
+  /// that its pag_type is `type`, that pag_pageno is `page_no` (ODS 12+) and that it is not
+  /// encrypted. ODS 11 b-tree pages are handed back in the ODS 12 layout (jump information
+  /// in btr_jump_*, pag_pageno set, pag_flags cleared), so one node reader serves all.
+  /// Throws CorruptError "FILE: page N (data): ..." (the type read from the page) or IoError;
+  /// IoError "FILE: page N changed while it was read ..." when a mismatch comes from a page
+  /// or header page that another process rewrote meanwhile (a live database).
   void read_page(uint32_t page_no, FdbPage type, uint8_t* out) const;
+  /// The checks of read_page on a page already read (e.g. by read_raw).
+  void check_page(uint32_t page_no, FdbPage type, const uint8_t* page) const;
+  /// Reads `n` bytes at byte `offset` with no page checks (large sequential requests).
+  /// Throws CorruptError "FILE: truncated ..." past the end of the file, IoError.
+  void read_raw(uint64_t offset, uint8_t* out, size_t n) const { read_bytes(offset, out, n); }
+  /// The layout of the ODS read.
+  const FdbOds& ods() const { return *header_.ods; }
   /// Throws CorruptError "FILE: page N (<type>): what".
   [[noreturn]] void fail(uint32_t page_no, FdbPage type, const std::string& what) const;
 
@@ -87,6 +115,9 @@ class FdbFile {
   FdbFile() = default;
   void read_bytes(uint64_t offset, uint8_t* out, size_t n) const;
   void check_header();
+  void normalize_ods11_btree(uint32_t page_no, uint8_t* page) const;
+  [[noreturn]] void mismatch(uint32_t page_no, FdbPage type, const uint8_t* page,
+                             const std::string& what) const;
 
   std::string path_;
   int fd_ = -1;

@@ -13,7 +13,7 @@ namespace pbtree::firebird {
 namespace {
 
 constexpr uint16_t kDeleted = 1, kChain = 2, kFragment = 4, kIncomplete = 8, kBlob = 16,
-                   kLongTranum = 1024;
+                   kLongTranum = 1024, kNotPacked = 2048;
 constexpr uint32_t kRhdSize = 13, kRhdeSize = 16, kRhdfSize = 22;
 constexpr uint32_t kPointerHeader = 32, kDataHeader = 24;
 
@@ -28,13 +28,21 @@ uint32_t align(uint32_t v, uint32_t a) { return a <= 1 ? v : (v + a - 1) / a * a
 
 }  // namespace
 
-bool rle_unpack(std::span<const uint8_t> in, std::vector<uint8_t>& out, size_t max_out) {
+bool rle_unpack(std::span<const uint8_t> in, std::vector<uint8_t>& out, size_t max_out,
+                bool long_runs) {
   size_t i = 0;
   while (i < in.size()) {
     const int len = static_cast<int8_t>(in[i++]);
     if (len < 0) {
-      if (i >= in.size() || out.size() + static_cast<size_t>(-len) > max_out) return false;
-      out.insert(out.end(), static_cast<size_t>(-len), in[i++]);
+      size_t run = static_cast<size_t>(-len);
+      if (long_runs && (len == -1 || len == -2)) {
+        const size_t width = len == -1 ? 2 : 4;
+        if (i + width > in.size()) return false;
+        run = len == -1 ? fdb_u16(&in[i]) : fdb_u32(&in[i]);
+        i += width;
+      }
+      if (i >= in.size() || out.size() + run > max_out) return false;
+      out.insert(out.end(), run, in[i++]);
     } else {
       if (i + static_cast<size_t>(len) > in.size() || out.size() + static_cast<size_t>(len) > max_out)
         return false;
@@ -149,7 +157,7 @@ void scan_relation(const FdbFile& file, uint16_t relation_id,
       if (len < hsize) file.fail(page, FdbPage::Data, fmt::format("line {}: fragment header cut short", line));
       l.f_page = fdb_u32(r + 16);
       l.f_line = fdb_u16(r + 20);
-    } else if (l.flags & kLongTranum) {
+    } else if ((l.flags & kLongTranum) && file.ods().rhd_long_tranum) {
       hsize = kRhdeSize;
       if (len < hsize) file.fail(page, FdbPage::Data, fmt::format("line {}: record header cut short", line));
     }
@@ -198,7 +206,15 @@ void scan_relation(const FdbFile& file, uint16_t relation_id,
           fl = f->f_line;
         }
         record.clear();
-        if (!rle_unpack(packed, record, max_record)) {
+        if (file.ods().long_runs && (l->flags & kNotPacked)) {
+          if (packed.size() > max_record) {
+            file.fail(dp, FdbPage::Data,
+                      fmt::format("line {}: unpacked record longer than {} "
+                                  "bytes",
+                                  line, max_record));
+          }
+          record = packed;
+        } else if (!rle_unpack(packed, record, max_record, file.ods().long_runs)) {
           file.fail(dp, FdbPage::Data,
                     fmt::format("line {}: record does not decompress within {} bytes", line, max_record));
         }

@@ -30,7 +30,8 @@
 //             (the next fragment), data at 22
 // The data of the primary version and of its fragments, concatenated, is the record
 // compressed by Compressor::pack (src/jrd/sqz.cpp): a control byte c (signed); c >= 0: c
-// literal bytes follow; c < 0: the next byte repeated -c times.
+// literal bytes follow; c < 0: the next byte repeated -c times (ODS 13.1: c = -1 / -2 take a
+// 2- / 4-byte count first; rhd_flags 2048: stored unpacked). Other ODS: firebird/fdb_ods.h.
 //
 // Uncompressed record: FLAG_BYTES(n) = ((n + 32) & ~31) / 8 bytes of null flags (bit i of
 // byte i/8 set: field i is NULL), then the fields in order, each aligned: CHAR not at all,
@@ -49,13 +50,24 @@
 
 namespace pbtree::firebird {
 
-/// Decompresses `in` (Compressor::unpack of src/jrd/sqz.cpp), appending to `out`. Returns
-/// false if the output would pass `max_out` bytes or a repeat run lacks its byte.
-bool rle_unpack(std::span<const uint8_t> in, std::vector<uint8_t>& out, size_t max_out);
+/// Decompresses `in` (Compressor::unpack of src/jrd/sqz.cpp), appending to `out`. With
+/// `long_runs` (ODS 13.1, Firebird 5), control byte -1 is followed by a 2-byte and -2 by a
+/// 4-byte repeat count (little-endian), then the byte. Returns false if the output would
+/// pass `max_out` bytes or a run lacks its count or byte.
+bool rle_unpack(std::span<const uint8_t> in, std::vector<uint8_t>& out, size_t max_out,
+                bool long_runs = false);
 
 /// Descriptor types (dsc_dtype, src/include/firebird/impl/dsc_pub.h) used by the system
 /// relations pbtree reads.
-enum class Dtype : uint8_t { Text = 1, Varying = 3, Short = 8, Long = 9, Double = 12, Blob = 17 };
+enum class Dtype : uint8_t {
+  Text = 1,
+  Varying = 3,
+  Short = 8,
+  Long = 9,
+  Double = 12,
+  Blob = 17,
+  Boolean = 21,
+};
 
 /// One field of a record format: its type, length (bytes; VARCHAR includes its 2-byte
 /// length word) and offset from the record start.

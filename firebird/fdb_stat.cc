@@ -79,6 +79,16 @@ std::string fdb_type_name(const FdbSegment& s) {
     case 7: return scaled ? fmt::format("{}({},{})", kind, s.precision, -s.scale) : "smallint";
     case 8: return scaled ? fmt::format("{}({},{})", kind, s.precision, -s.scale) : "integer";
     case 16: return scaled ? fmt::format("{}({},{})", kind, s.precision, -s.scale) : "bigint";
+    case 26:
+      return scaled ? fmt::format("{}({},{})", kind, s.precision, -s.scale) : "int128";
+    case 24:
+      return "decfloat(16)";
+    case 25:
+      return "decfloat(34)";
+    case 28:
+      return "time with time zone";
+    case 29:
+      return "timestamp with time zone";
     case 10: return "float";
     case 27: return s.scale != 0 ? fmt::format("numeric({},{})", s.precision, -s.scale) : "double";
     case 12: return "date";

@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
-"""Writes fuzz/corpus/fuzz_firebird/ seeds from a real Firebird 3 database with 4 KiB pages
+"""Writes fuzz/corpus/fuzz_firebird/ seeds from a real Firebird database with 4 KiB pages
 (run by hand; output committed): tests/firebird/make_dbs.sh /tmp/fb 2000 4096, then
-fuzz/make_firebird_corpus.py /tmp/fb/db4096.fdb fuzz/corpus/fuzz_firebird.
+fuzz/make_firebird_corpus.py /tmp/fb/db4096.fdb fuzz/corpus/fuzz_firebird; ODS 13.1 seeds
+(name prefix ods131_, committed) from fb5_small_4096.fdb of ../shared/data/firebird5 (zstd -d
+first); ODS 11.2 and 13.0 seeds (ods11_, ods13_) are made by fuzz/run.sh at run time from
+../shared/data/firebird-real (Andrew-6676__chickenPrinter__DATABASE.FDB,
+Lurbano1995__Api__DATABASE.FDB), files other people made, so not committed.
+Seeds of ODS 11 and 13 end with one byte that makes fuzz_firebird.cc write that ODS's header
+(1: 11.2, 2: 13.0, 3: 13.1).
 
 Each seed is the pages 1..n that fuzz/fuzz_firebird.cc puts after its header page:
   rdb_pages      RDB$PAGES' pointer page (its data page slots renumbered to 2..) + its data pages
@@ -17,6 +23,22 @@ os.makedirs(out, exist_ok=True)
 data = open(src, "rb").read()
 ps = struct.unpack_from("<H", data, 16)[0]
 assert ps == 4096
+major = struct.unpack_from("<H", data, 18)[0] & 0x7FFF
+minor = struct.unpack_from("<H", data, 62 if major <= 11 else 64)[0]
+selector = {11: b"\x01", 12: b"", 13: b"\x03" if minor >= 1 else b"\x02"}[major]
+prefix = {11: "ods11_", 12: "", 13: "ods131_" if minor >= 1 else "ods13_"}[major]
+_open = open
+
+
+def open(path, mode="r"):
+    """Seed files: the prefix on the name and the ODS selector byte after the pages."""
+    if "w" not in mode:
+        return _open(path, mode)
+    f = _open(os.path.join(os.path.dirname(path), prefix + os.path.basename(path)), mode)
+    write = f.write
+    f.write = lambda b: write(bytes(b) + selector)
+    return f
+
 page = lambda p: bytearray(data[p * ps:(p + 1) * ps])
 n = len(data) // ps
 
@@ -51,7 +73,8 @@ if roots:
     root = page(roots[0])
     # Node 1 of the root: the degenerate node; follow the leftmost chain of leaves.
     first = None
-    nodes = 39 + struct.unpack_from("<H", root, 36)[0]
+    nodes = (struct.unpack_from("<H", root, 34)[0] if major == 11
+             else 39 + struct.unpack_from("<H", root, 36)[0])
     b = root[nodes]
     # Decode the first node's page number: flag byte, recno varint, page varint.
     i = nodes + 1

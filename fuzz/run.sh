@@ -49,10 +49,25 @@ for t in "${TARGETS[@]}"; do
   esac
   runs="${FUZZ_RUNS:-$runs}"
   if [ "$runs" = 0 ]; then runs=-1; fi
+  extra=()
+  if [ "$t" = fuzz_firebird ]; then
+    # ODS 11.2 and 13.0 seeds from the real files in ../shared/data/firebird-real (made by
+    # other people: pages taken at run time, not committed); ODS 12 and 13.1 seeds are.
+    extra_dir=build-fuzz/corpus-extra/$t
+    rm -rf "$extra_dir"
+    mkdir -p "$extra_dir"
+    for db in Andrew-6676__chickenPrinter__DATABASE.FDB Lurbano1995__Api__DATABASE.FDB; do
+      if [ -f "../shared/data/firebird-real/$db" ]; then
+        python3 fuzz/make_firebird_corpus.py "../shared/data/firebird-real/$db" "$extra_dir" \
+          >/dev/null
+      fi
+    done
+    extra=("$extra_dir")
+  fi
   if build-fuzz/bin/"$t" -seed="${FUZZ_SEED:-20261130}" -runs="$runs" \
       -max_total_time="$cap" -timeout=10 -rss_limit_mb=2048 \
       -max_len=65536 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/"$t"- \
-      "$work" "fuzz/corpus/$t" >"$log" 2>&1; then
+      "$work" "fuzz/corpus/$t" "${extra[@]}" >"$log" 2>&1; then
     grep -E '^stat::number_of_executed_units|^stat::average_exec_per_sec|^Done ' "$log" || true
   else
     echo "fuzz: $t FAILED; last lines of $log:"

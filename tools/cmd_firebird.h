@@ -49,17 +49,28 @@ std::string format_fdb_what_if(const firebird::FdbFile& file,
 /// UsageError (no such index, index not decodable), KeyError, CorruptError, IoError.
 void run_firebird_import(const FirebirdImportArgs& args, std::ostream& out);
 
-/// `fbstat -r`'s report body for the selected tables: per table "NAME (id)\n",
-/// "    Primary pointer page: P, Index root page: R\n" and an empty line, then each index's
-/// block (tools/stat_format.h format_gstat_block, byte-exact Firebird 3).
+/// The part of gstat -r's report before the tables, as the release that wrote the file
+/// prints it (ppg.cpp PPG_print_header: Firebird 2.5's lines for ODS 11, Firebird 3's for
+/// ODS 12, Firebird 5's for ODS 13): `Database "NAME"`, the header page's fields, its
+/// variable data (clumplets), the file sequence and "Analyzing database pages ...". gstat's
+/// "Gstat execution time" line carries the local time. `name`: the path as given.
+std::string format_fdb_header(const firebird::FdbFile& file, const std::string& name);
+
+/// `gstat -r`'s report body for the selected tables: per table "NAME (id)\n", its table
+/// lines (tools/fdb_table_format.h: Firebird 3's for ODS 11 and 12, Firebird 5's for ODS 13;
+/// with filter.index set, only "    Primary pointer page: P, Index root page: R\n") and an
+/// empty line, then each index's block (tools/stat_format.h format_gstat_block).
 std::string format_fdb_stat(const firebird::FdbFile& file, const std::vector<firebird::FdbTable>& catalog,
                             const firebird::FdbStatFilter& filter, bool levels = false,
                             Progress* progress = nullptr);
 
-/// The same as a JSON array of objects: table, table_id, name, id, unique, descending,
+/// The same as a JSON array of objects, per table (unless filter.index is set) first
+/// {"kind":"table", table, table_id, page_size, the figures of add_fdb_table_figures}, then
+/// per index {"kind":"index", table, table_id, name, id, unique, descending,
+/// expression, partial (a WHERE condition, ODS 13.1),
 /// segments [{field, itype, field_type, scale, length}], and the gstat figures under the
-/// keys of format_json_object (root_page, depth, leaf_buckets, nodes, ...).
-/// `levels` (--levels) adds add_tree_shape's keys (tools/json_out.h) to each object.
+/// keys of format_json_object (root_page, depth, leaf_buckets, nodes, ...)}.
+/// `levels` (--levels) adds add_tree_shape's keys (tools/json_out.h) to each index object.
 std::string format_fdb_stat_json(const firebird::FdbFile& file, const std::vector<firebird::FdbTable>& catalog,
                                  const firebird::FdbStatFilter& filter, bool levels = false,
                                  Progress* progress = nullptr);

@@ -64,6 +64,30 @@ TEST(FdbFirebirdRle, LiteralRunPastTheInputIsRefused) {
   EXPECT_FALSE(rle_unpack(in, out, 99));
 }
 
+TEST(FdbFirebirdRle, Firebird5LongRunsTakeATwoOrFourByteCount) {
+  const std::vector<uint8_t> in = {0xFF, 0x2C, 0x01, 'x', 0xFE, 0x00, 0x00, 0x01, 0x00, 0, 1, 'z'};
+  std::vector<uint8_t> out;
+  ASSERT_TRUE(rle_unpack(in, out, 100000, true));
+  ASSERT_EQ(out.size(), 300u + 65536u + 1u);
+  EXPECT_EQ(out[0], 'x');
+  EXPECT_EQ(out[299], 'x');
+  EXPECT_EQ(out[300], 0);
+  EXPECT_EQ(out.back(), 'z');
+}
+
+TEST(FdbFirebirdRle, MinusOneIsAnOrdinaryRunBeforeOds13_1) {
+  const std::vector<uint8_t> in = {0xFF, 'q'};
+  std::vector<uint8_t> out;
+  ASSERT_TRUE(rle_unpack(in, out, 10, false));
+  EXPECT_EQ(std::string(out.begin(), out.end()), "q");
+}
+
+TEST(FdbFirebirdRle, LongRunWithoutItsCountIsRefused) {
+  const std::vector<uint8_t> in = {0xFE, 0x01, 0x00};
+  std::vector<uint8_t> out;
+  EXPECT_FALSE(rle_unpack(in, out, 100, true));
+}
+
 TEST(FdbFirebirdRecordFormat, RdbPagesLayout) {
   RecordFormat f = RecordFormat::layout(
       {{Dtype::Long, 4}, {Dtype::Short, 2}, {Dtype::Long, 4}, {Dtype::Short, 2}});
@@ -107,22 +131,57 @@ TEST(FdbFirebirdHeader, Ods12AcceptedWithItsFields) {
   EXPECT_EQ(f->header().pages_pointer_page, 1u);
 }
 
-TEST(FdbFirebirdHeader, Ods13IsRefusedNamingTheVersion) {
-  EXPECT_EQ(error_of(header_image(8192, 0x800D, 0)),
-            "x.fdb: ODS 13.0 (Firebird 4.0) is not supported: pbtree reads ODS 12.0 (Firebird "
-            "3.0) databases only");
+TEST(FdbFirebirdHeader, Ods13_0IsReadAsFirebird4) {
+  auto f = FdbFile::from_bytes("x.fdb", header_image(8192, 0x800D, 0));
+  EXPECT_EQ(f->ods().describe(), "ODS 13.0 (Firebird 4.0)");
+  EXPECT_EQ(f->ods().identifier_bytes, 252u);
+  EXPECT_FALSE(f->ods().long_runs);
 }
 
-TEST(FdbFirebirdHeader, Ods13_1IsFirebird5) {
-  EXPECT_EQ(error_of(header_image(8192, 0x800D, 1)),
-            "x.fdb: ODS 13.1 (Firebird 5.0) is not supported: pbtree reads ODS 12.0 (Firebird "
-            "3.0) databases only");
+TEST(FdbFirebirdHeader, Ods13_1IsReadAsFirebird5WithLongRuns) {
+  auto f = FdbFile::from_bytes("x.fdb", header_image(8192, 0x800D, 1));
+  EXPECT_EQ(f->ods().describe(), "ODS 13.1 (Firebird 5.0)");
+  EXPECT_TRUE(f->ods().long_runs);
+  EXPECT_TRUE(f->ods().index_condition);
 }
 
-TEST(FdbFirebirdHeader, Ods11_2IsFirebird25) {
-  EXPECT_EQ(error_of(header_image(8192, 0x800B, 2)),
-            "x.fdb: ODS 11.2 (Firebird 2.5) is not supported: pbtree reads ODS 12.0 (Firebird "
-            "3.0) databases only");
+TEST(FdbFirebirdHeader, Ods11_2MinorVersionIsReadAtOffset62) {
+  auto img = header_image(8192, 0x800B, 0);
+  const uint16_t minor = 2;
+  std::memcpy(&img[62], &minor, 2);
+  auto f = FdbFile::from_bytes("x.fdb", img);
+  EXPECT_EQ(f->ods().describe(), "ODS 11.2 (Firebird 2.5)");
+  EXPECT_FALSE(f->ods().page_number_field);
+}
+
+TEST(FdbFirebirdHeader, Ods14IsRefusedNamingTheVersion) {
+  EXPECT_EQ(error_of(header_image(8192, 0x800E, 0)),
+            "x.fdb: ODS 14.0 (Firebird 6) is not read: pbtree reads ODS 11.0-11.2 (Firebird "
+            "2.0-2.5), 12.0 (Firebird 3.0) and 13.0-13.1 (Firebird 4.0 and 5.0)");
+}
+
+TEST(FdbFirebirdHeader, RedDatabaseIsReadAsOds12AndNamed) {
+  auto f = FdbFile::from_bytes("x.fdb", header_image(8192, 0xE00C, 3));
+  EXPECT_EQ(f->header().product, "RedDatabase");
+  EXPECT_EQ(f->header().ods_major, 12);
+  EXPECT_EQ(f->header().ods_minor, 3);
+  EXPECT_EQ(f->ods().describe(), "ODS 12.0 (Firebird 3.0)");
+}
+
+TEST(FdbFirebirdHeader, SecondaryFileOfAMultiFileDatabaseRefused) {
+  auto img = header_image(4096, 0x800C, 0);
+  img[40] = 2;  // hdr_sequence
+  EXPECT_EQ(error_of(img),
+            "x.fdb: a secondary file (file 2 of a multi-file database); open the database's "
+            "first file: pbtree reads single-file databases only");
+}
+
+TEST(FdbFirebirdHeader, MultiFileDatabaseRefused) {
+  auto img = header_image(4096, 0x800C, 0);
+  img[24] = 9;  // hdr_next_page
+  EXPECT_EQ(error_of(img),
+            "x.fdb: a multi-file database (next header page 9); pbtree reads "
+            "single-file databases only");
 }
 
 TEST(FdbFirebirdHeader, NotAHeaderPage) {
@@ -132,18 +191,31 @@ TEST(FdbFirebirdHeader, NotAHeaderPage) {
             "x.fdb: not a Firebird database (page 0 has page type 7, not 1 = header page)");
 }
 
-TEST(FdbFirebirdHeader, MissingFirebirdFlag) {
+TEST(FdbFirebirdHeader, MissingFirebirdFlagIsInterBase) {
   EXPECT_EQ(error_of(header_image(4096, 0x000C, 0)),
-            "x.fdb: not a Firebird database (ODS version word 0x000c lacks the Firebird flag "
+            "x.fdb: an InterBase database (ODS 12); pbtree reads ODS 11.0-11.2 (Firebird "
+            "2.0-2.5), 12.0 (Firebird 3.0) and 13.0-13.1 (Firebird 4.0 and 5.0)");
+}
+
+TEST(FdbFirebirdHeader, Ods10IsInterBase6OrFirebird1) {
+  EXPECT_EQ(error_of(header_image(4096, 0x000A, 0)),
+            "x.fdb: an InterBase 6 / Firebird 1.x database (ODS 10.0); pbtree reads ODS "
+            "11.0-11.2 (Firebird 2.0-2.5), 12.0 (Firebird 3.0) and 13.0-13.1 (Firebird 4.0 "
+            "and 5.0)");
+}
+
+TEST(FdbFirebirdHeader, ImplausibleOdsWordIsNotFirebird) {
+  EXPECT_EQ(error_of(header_image(4096, 0x1234, 0)),
+            "x.fdb: not a Firebird database (ODS version word 0x1234 lacks the Firebird flag "
             "0x8000)");
 }
 
 TEST(FdbFirebirdHeader, UnsupportedPageSize) {
   auto img = header_image(4096, 0x800C, 0);
-  const uint16_t ps = 2048;
+  const uint16_t ps = 3000;
   std::memcpy(&img[16], &ps, 2);
   EXPECT_EQ(error_of(img),
-            "x.fdb: page 0 (header): page size 2048 is not one of Firebird 3's 4096, 8192, 16384");
+            "x.fdb: page 0 (header): page size 3000 is not a Firebird page size (1024 .. 32768)");
 }
 
 TEST(FdbFirebirdHeader, ShortFile) {
@@ -154,7 +226,46 @@ TEST(FdbFirebirdHeader, ShortFile) {
 TEST(FdbFirebirdHeader, EncryptedDatabaseRefused) {
   auto img = header_image(4096, 0x800C, 0);
   img[42] = 0x40;
-  EXPECT_EQ(error_of(img), "x.fdb: the database is encrypted; pbtree reads plain pages only");
+  EXPECT_EQ(error_of(img),
+            "x.fdb: an encrypted Firebird database, ODS 12.0 (Firebird 3.0); "
+            "pbtree reads plain pages only");
+}
+
+TEST(FdbFirebirdHeader, EncryptedOds13DatabaseNamesItsPlugin) {
+  auto img = header_image(4096, 0x800D, 1);
+  img[42] = 0x40;
+  std::memcpy(&img[84], "DbCrypt_example", 15);
+  EXPECT_EQ(error_of(img),
+            "x.fdb: an encrypted Firebird database (plugin DbCrypt_example), ODS "
+            "13.1 (Firebird 5.0); pbtree reads plain pages only");
+}
+
+TEST(FdbFirebirdReadPage, PageChangedUnderTheReadIsNotCalledCorrupt) {
+  const std::string path = ::testing::TempDir() + "/pbtree_live.fdb";
+  auto img = header_image(4096, 0x800C, 0);
+  std::FILE* out = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(out, nullptr);
+  std::fwrite(img.data(), 1, img.size(), out);
+  std::fclose(out);
+  auto f = FdbFile::open(path);
+  // Another process writes: the header generation moves and page 2 becomes a data page.
+  img[4] = 1;
+  img[2 * 4096] = 5;
+  out = std::fopen(path.c_str(), "wb");
+  std::fwrite(img.data(), 1, img.size(), out);
+  std::fclose(out);
+  std::vector<uint8_t> page(4096);
+  try {
+    f->read_page(2, FdbPage::Pointer, page.data());
+    FAIL() << "no error";
+  } catch (const IoError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              path +
+                  ": page 2 changed while it was read (a data page where a pointer page was "
+                  "expected): another process is writing the database; run again, or read a "
+                  "copy made with nbackup or gbak");
+  }
+  std::remove(path.c_str());
 }
 
 TEST(FdbFirebirdReadPage, BeyondTheEnd) {

@@ -54,9 +54,13 @@ def check(name, image, expect=None, what_if=False):
 
 check("truncated to half", data[: len(data) // 2], r": page \d+ \([a-z -]+\): ")
 check("truncated inside the header", data[:50], r"not a Firebird database")
-ods13 = bytearray(data)
-struct.pack_into("<H", ods13, 18, 0x800D)
-check("ODS 13.0 header", bytes(ods13), r"ODS 13\.0 \(Firebird 4\.0\) is not supported")
+ods14 = bytearray(data)
+struct.pack_into("<H", ods14, 18, 0x800E)
+check("ODS 14.0 header", bytes(ods14), r"ODS 14\.0 \(Firebird 6\) is not read: pbtree reads ODS 11\.0")
+ods10 = bytearray(data)
+struct.pack_into("<H", ods10, 18, 0x000A)
+struct.pack_into("<H", ods10, 62, 0)  # hdr_ods_minor of ODS 10
+check("ODS 10.0 header", bytes(ods10), r"an InterBase 6 / Firebird 1\.x database \(ODS 10\.0\)")
 for kind, name in ((6, "index root"), (4, "pointer")):
     pages = [p for p in range(npages) if types[p] == kind]
     img = bytearray(data)
