@@ -56,10 +56,11 @@ for t in "${TARGETS[@]}"; do
     extra_dir=build-fuzz/corpus-extra/$t
     rm -rf "$extra_dir"
     mkdir -p "$extra_dir"
+    real=../shared/data/firebird-real
+    [ -d "$real" ] || real=../../shared/data/firebird-real  # a worktree at /work/wt/<x>
     for db in Andrew-6676__chickenPrinter__DATABASE.FDB Lurbano1995__Api__DATABASE.FDB; do
-      if [ -f "../shared/data/firebird-real/$db" ]; then
-        python3 fuzz/make_firebird_corpus.py "../shared/data/firebird-real/$db" "$extra_dir" \
-          >/dev/null
+      if [ -f "$real/$db" ]; then
+        python3 fuzz/make_firebird_corpus.py "$real/$db" "$extra_dir" >/dev/null
       fi
     done
     extra=("$extra_dir")

@@ -24,6 +24,7 @@
 #include "firebird/fdb_stat.h"
 #include "node/btree_page.h"
 #include "node/node.h"
+#include "tools/cmd_firebird.h"
 
 namespace pbtree::firebird {
 namespace {
@@ -260,6 +261,24 @@ TEST(FdbRealFiles, RecordThatDoesNotDecompressIsOneLine) {
   std::memcpy(page + off + 14, &huge, 4);
   expect_one_line(read_all_error(img),
                   fmt::format("page {} (data): line 0: record does not decompress", dp));
+}
+
+TEST(FdbRealFiles, Ods11HeaderPartHasFirebird25Lines) {
+  auto f = FdbFile::open(kDir + "Andrew-6676__chickenPrinter__DATABASE.FDB");
+  const std::string h = tools::format_fdb_header(*f, "a.fdb");
+  const size_t from = h.find("Database header page information:");
+  ASSERT_NE(from, std::string::npos);
+  EXPECT_EQ(h.substr(from),
+            "Database header page information:\n"
+            "\tFlags\t\t\t0\n\tChecksum\t\t12345\n\tGeneration\t\t1077\n"
+            "\tPage size\t\t4096\n\tODS version\t\t11.2\n\tOldest transaction\t1038\n"
+            "\tOldest active\t\t1039\n\tOldest snapshot\t\t1039\n\tNext transaction\t1079\n"
+            "\tBumped transaction\t1\n\tSequence number\t\t0\n\tNext attachment ID\t53\n"
+            "\tImplementation ID\t26\n\tShadow count\t\t0\n\tPage buffers\t\t0\n"
+            "\tNext header page\t0\n\tDatabase dialect\t3\n"
+            "\tCreation date\t\tNov 26, 2019 22:38:31\n\tAttributes\t\tforce write\n\n"
+            "    Variable header data:\n\t*END*\n\n\nDatabase file sequence:\n"
+            "File a.fdb is the only file\n\nAnalyzing database pages ...\n");
 }
 
 }  // namespace
