@@ -127,7 +127,7 @@ start=$(date +%s)
 
 # ---- fio: the disk's random 4 KiB read rate (bounds every figure below) ---------------------
 if [ "${PBTREE_MEMLIM_FIO:-1}" = 1 ]; then
-  command -v fio >/dev/null || die "fio not found (scripts/install-deps.sh installs it)"
+  command -v fio >/dev/null || die "fio not found (scripts/install-deps.sh --bench installs it)"
   fio --name=randread4k --directory="$data" --size=1G --rw=randread --bs=4k --direct=1 \
     --ioengine=psync --iodepth=1 --runtime=10 --time_based --output-format=json \
     >"$out/fio.json" 2>/dev/null || die "fio failed"

@@ -2,6 +2,8 @@
 # Installs the Debian 12 packages pbtree needs to build, test and benchmark, but only those
 # not installed yet (apt-get update runs only if something is missing). Non-interactive;
 # run as root (or with sudo available).
+# Usage: scripts/install-deps.sh [--bench]   (--bench adds what the benchmark runs and the
+# report need beyond the tests: fio, matplotlib, and chromium to look at perf/results.html)
 set -euo pipefail
 
 PACKAGES=(
@@ -10,14 +12,17 @@ PACKAGES=(
   libzstd-dev zstd libcli11-dev libfmt-dev nlohmann-json3-dev libisal-dev python3
   # benchmark peers
   libsqlite3-dev liblmdb-dev libabsl-dev librocksdb-dev
-  # perf/memory_limited.sh (disk's random read rate) and perf/report.py's charts; chromium
-  # renders perf/results.html headless to check it
-  fio python3-matplotlib chromium
   # libFuzzer targets (fuzz/, PBTREE_FUZZ): clang 14 and its runtime (fuzzer, sanitizers)
   clang libclang-rt-14-dev llvm
   # real Firebird 3.0.11 for tests/firebird (isql-fb, fbstat, gfix; embedded engine, no server)
   firebird3.0-server-core firebird3.0-utils
 )
+
+if [ "${1:-}" = "--bench" ]; then
+  # perf/memory_limited.sh (disk's random read rate) and perf/report.py's charts; chromium
+  # renders perf/results.html headless to check it
+  PACKAGES+=(fio python3-matplotlib chromium)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
