@@ -507,6 +507,13 @@ def compact_section(results):
     return L
 
 
+# stat --firebird against fbstat -r is measured by perf/fdb_stat_bench.sh, not by this
+# report; its figures live in their own file, which a regeneration leaves alone.
+FIREBIRD_STAT_LINK = ("Firebird: `pbtree stat --firebird` against `fbstat -r` on a 2.3 GB Firebird 3 "
+                      "database (perf/fdb_stat_bench.sh, not run by this report): "
+                      "[perf/FIREBIRD_STAT.md](FIREBIRD_STAT.md)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
@@ -635,6 +642,7 @@ def main():
                     cells.append(f"{x:.3f}" if x is not None else "")
             L.append("| " + " | ".join(cells) + " |")
         L.append("")
+    L.append(FIREBIRD_STAT_LINK)
     if errors:
         L.insert(2, "**FAILED cases (the run fails):** " + "; ".join(
             f"{r['name']}: {r['error']}" for r in errors))
