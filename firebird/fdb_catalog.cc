@@ -123,6 +123,23 @@ void scan(const FdbFile& file, const std::vector<PagesRow>& pages, uint16_t rela
                 [&](std::span<const uint8_t> rec) { fn(RecordView(format, rec)); });
 }
 
+void check_system_relations(const FdbFile& file, const std::map<uint16_t, FdbTable*>& by_id) {
+  static constexpr std::pair<uint16_t, const char*> kNeeded[] = {
+      {0, "RDB$PAGES"},          {2, "RDB$FIELDS"},          {3, "RDB$INDEX_SEGMENTS"},
+      {4, "RDB$INDICES"},        {5, "RDB$RELATION_FIELDS"}, {6, "RDB$RELATIONS"}};
+  std::string missing;
+  for (auto& [id, name] : kNeeded) {
+    auto it = by_id.find(id);
+    if (it != by_id.end() && it->second->name == name) continue;
+    missing += fmt::format("{}{} ({})", missing.empty() ? "" : ", ", name, id);
+  }
+  if (missing.empty()) return;
+  throw CorruptError(fmt::format(
+      "{}: catalog not found: RDB$RELATIONS read as ODS {}.{} does not list {} (is the "
+      "header's ODS version right?)",
+      file.path(), file.ods().major, file.ods().minor, missing));
+}
+
 }  // namespace
 
 std::vector<FdbTable> read_catalog(const FdbFile& file) {
@@ -155,6 +172,9 @@ std::vector<FdbTable> read_catalog(const FdbFile& file) {
   });
   std::map<uint16_t, FdbTable*> by_id;
   for (auto& [n, t] : tables) by_id[t.id] = &t;
+  // A file whose header names the wrong ODS decodes RDB$RELATIONS in the wrong layout and
+  // finds no tables: refuse it rather than print an empty catalog.
+  check_system_relations(file, by_id);
   for (const PagesRow& p : pages) {
     auto it = by_id.find(p.relation);
     if (it == by_id.end()) continue;

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "firebird/fdb_catalog.h"
 #include "firebird/fdb_entries.h"
 #include "firebird/fdb_file.h"
@@ -279,6 +281,43 @@ TEST(FdbRealFiles, Ods11HeaderPartHasFirebird25Lines) {
             "\tCreation date\t\tNov 26, 2019 22:38:31\n\tAttributes\t\tforce write\n\n"
             "    Variable header data:\n\t*END*\n\n\nDatabase file sequence:\n"
             "File a.fdb is the only file\n\nAnalyzing database pages ...\n");
+}
+
+}  // namespace
+}  // namespace pbtree::firebird
+
+namespace pbtree::firebird {
+namespace {
+
+// An ODS 12.0 file whose header is relabelled 13.0, copied to a temp dir: its RDB$RELATIONS
+// read in the 13.0 layout lists no system relation, which is one line naming the file, not
+// an empty catalog.
+TEST(FdbRealFiles, Ods12RelabelledOds13IsCatalogNotFound) {
+  auto img = file_bytes("boriswinner__wba__BASE.FDB");
+  ASSERT_EQ(fdb_u16(&img[18]), 0x800Cu);
+  img[18] = 0x0D;  // hdr_ods_version 0x800D
+  img[64] = 0;     // hdr_ods_minor 0
+  img[65] = 0;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("pbtree-relabel-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "relabelled.fdb").string();
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(img.data()), static_cast<std::streamsize>(img.size()));
+  }
+  std::string e;
+  try {
+    auto f = FdbFile::open(path);
+    read_catalog(*f);
+  } catch (const CorruptError& x) {
+    e = x.what();
+  }
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(e, path + ": catalog not found: RDB$RELATIONS read as ODS 13.0 does not list "
+                      "RDB$PAGES (0), RDB$FIELDS (2), RDB$INDEX_SEGMENTS (3), RDB$INDICES (4), "
+                      "RDB$RELATION_FIELDS (5), RDB$RELATIONS (6) (is the header's ODS version "
+                      "right?)");
 }
 
 }  // namespace

@@ -61,6 +61,12 @@ ods10 = bytearray(data)
 struct.pack_into("<H", ods10, 18, 0x000A)
 struct.pack_into("<H", ods10, 62, 0)  # hdr_ods_minor of ODS 10
 check("ODS 10.0 header", bytes(ods10), r"an InterBase 6 / Firebird 1\.x database \(ODS 10\.0\)")
+# An ODS 12 file whose header says 13.0: the system relations decode to nothing, which must
+# be an error naming the file, not an empty catalog with exit 0.
+ods13 = bytearray(data)
+struct.pack_into("<H", ods13, 18, 0x800D)
+struct.pack_into("<H", ods13, 64, 0)
+check("ODS 12 file relabelled 13.0", bytes(ods13), r"^pbtree: \S+damaged\.fdb: catalog not found: ")
 for kind, name in ((6, "index root"), (4, "pointer")):
     pages = [p for p in range(npages) if types[p] == kind]
     img = bytearray(data)
