@@ -104,11 +104,15 @@ struct WhatIfEstimator::Candidate {
 };
 
 WhatIfEstimator::WhatIfEstimator(const Options& options) : options_(options) {
-  check_key_format(options_.type, options_.source);
+  if (options_.as_stored) {
+    options_.formats = {options_.source};
+  } else {
+    check_key_format(options_.type, options_.source);
+  }
   if (options_.formats.empty()) options_.formats = allowed_key_formats(options_.type);
   if (options_.layouts.empty()) options_.layouts = {NodeLayout::Firebird, NodeLayout::Compact};
   for (KeyFormat f : options_.formats) {
-    check_key_format(options_.type, f);
+    if (!options_.as_stored) check_key_format(options_.type, f);
     std::string too_long;
     try {
       check_index_key_limit(options_.type, f, options_.descending, options_.page_size);

@@ -147,11 +147,9 @@ std::optional<FdbKeyType> fdb_key_type(const FdbIndex& index, std::string& why) 
     case 26:  // INT128 and NUMERIC(19..38): idx_decimal on ODS 13.0, idx_bcd on 13.1
       if (s.itype == 13)
         out = FdbKeyType{scaled ? numeric(38) : simple(ColumnType::Int128), KeyFormat::Bcd};
-      if (s.itype == 10) {
-        why =
-            "n/a: INT128 keys in decimal128 (idx_decimal, ODS 13.0): decimal128 holds 34 of "
-            "int128's 39 digits, so pbtree does not decode them back to int128 values";
-        return std::nullopt;
+      if (s.itype == 10) {  // Firebird 4.0: rounded to 34 digits, decoded to int128 values
+        out = FdbKeyType{scaled ? numeric(38) : simple(ColumnType::Int128), KeyFormat::Decimal128};
+        out->as_stored = true;
       }
       break;
     case 27:
@@ -180,11 +178,15 @@ std::optional<FdbKeyType> fdb_key_type(const FdbIndex& index, std::string& why) 
       break;
     case 24:
     case 25:
-      why = fmt::format(
-          "n/a: DECFLOAT({}) keys (idx_decimal) have no pbtree column type to decode "
-          "them into",
-          s.field_type == 24 ? 16 : 34);
-      return std::nullopt;
+      if (s.itype == 10) {  // numeric(34) only stands in for the key length (17 bytes)
+        TypeSpec t;
+        t.type = ColumnType::Numeric;
+        t.precision = 34;
+        out = FdbKeyType{t, KeyFormat::Decimal128};
+        out->as_stored = true;
+        out->decfloat = fmt::format("decfloat({})", s.field_type == 24 ? 16 : 34);
+      }
+      break;
     case 10:
     case 12:
     case 13:

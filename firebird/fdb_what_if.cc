@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "firebird/fdb_entries.h"
 #include <pbtree/keys.h>
 #include <pbtree/errors.h>
@@ -15,6 +17,50 @@ namespace {
 bool same(const KeyBuffer& a, std::span<const uint8_t> b) {
   auto x = a.bytes();
   return x.size() == b.size() && std::equal(x.begin(), x.end(), b.begin());
+}
+
+/// Decimal128 keys the pbtree type does not take: the keys as stored (both layouts) and,
+/// for INT128 on ODS 13.0, their values re-encoded as bcd keys (both layouts).
+void predict_as_stored(const FdbFile& file, const FdbIndex& index, const FdbKeyType& kt,
+                       const std::function<void(uint64_t)>& on_entries, WhatIfReport& report) {
+  WhatIfEstimator::Options o;
+  o.type = kt.type;
+  o.source = kt.format;
+  o.as_stored = true;
+  o.descending = index.descending;
+  o.page_size = file.page_size();
+  o.current = std::make_pair(kt.format, NodeLayout::Firebird);
+  WhatIfEstimator stored(o);
+  std::optional<WhatIfEstimator> bcd_est;
+  if (kt.decfloat.empty()) {
+    WhatIfEstimator::Options b = o;
+    b.as_stored = false;
+    b.source = KeyFormat::Bcd;
+    b.formats = {KeyFormat::Bcd};
+    b.current.reset();
+    bcd_est.emplace(b);
+  }
+  std::string storage;
+  KeyBuffer bcd;
+  uint64_t seen = 0;
+  try {
+    for_each_fdb_entry(file, index, [&](std::span<const uint8_t> key, uint64_t recno) {
+      if (on_entries && ++seen % kWhatIfProgressEvery == 0) on_entries(seen);
+      stored.add(key, recno);
+      if (!bcd_est) return;
+      const Value v = key_to_value(kt.type, kt.format, index.descending, key, storage);
+      build_key(kt.type, KeyFormat::Bcd, v, index.descending, bcd);
+      bcd_est->add(bcd.bytes(), recno);
+    });
+  } catch (const KeyError& e) {
+    throw CorruptError(fmt::format("{}: index {}: {}", file.path(), index.name, e.what()));
+  }
+  if (on_entries) on_entries(stored.entries());
+  report.entries = stored.entries();
+  report.rows = stored.finish();
+  if (bcd_est) {
+    for (WhatIfRow& r : bcd_est->finish()) report.rows.push_back(std::move(r));
+  }
 }
 
 }  // namespace
@@ -36,6 +82,11 @@ FdbWhatIf fdb_what_if(const FdbFile& file, const FdbIndex& index,
   info.root_page = index.root_page;
   out.report.page_size = file.page_size();
 
+  out.report.type_name = kt->decfloat;
+  if (kt->as_stored) {
+    predict_as_stored(file, index, *kt, on_entries, out.report);
+    return out;
+  }
   const bool rescaled = kt->format == KeyFormat::RescaledDouble;
   WhatIfEstimator::Options o;
   o.type = kt->type;

@@ -6,6 +6,7 @@
 #include <pbtree/index_file.h>
 #include <pbtree/keys.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -480,7 +481,12 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
         const TypeSpec& ty = w.report.info.def.type;
         for (KeyFormat f : {KeyFormat::Decimal128, KeyFormat::Bcd}) {
           if (ty.type == ColumnType::Double || ty.type == ColumnType::Varchar) break;
+          if (!w.report.type_name.empty()) break;  // DECFLOAT: decimal128 only, as stored
           if (key_format_allowed(ty, f)) continue;
+          if (std::any_of(w.report.rows.begin(), w.report.rows.end(),
+                          [f](const WhatIfRow& r) { return r.format == f; })) {
+            continue;  // decimal128 keys as stored (INT128 on ODS 13.0)
+          }
           unavailable.push_back({f, fmt::format("cannot hold every value of {} (decimal128: 34 "
                                                 "digits at most)",
                                                 ty.name())});
@@ -565,13 +571,28 @@ void run_firebird_import(const FirebirdImportArgs& a, std::ostream& out) {
     }
   }
   if (!index) throw UsageError(fmt::format("{}: no index named {}", a.fdb, a.index));
+  import_fdb_index(*file, *index, a, out);
+}
+
+void import_fdb_index(const FdbFile& fdb, const FdbIndex& ix, const FirebirdImportArgs& a,
+                      std::ostream& out) {
+  const FdbFile* file = &fdb;
+  const FdbIndex* index = &ix;
   std::string why;
   const std::optional<FdbKeyType> kt = fdb_key_type(*index, why);
-  if (!kt) throw UsageError(fmt::format("{}: index {} cannot be imported: {}", a.fdb, a.index, why));
+  if (kt && !kt->decfloat.empty()) {
+    why = fmt::format("n/a: {} has no pbtree column type to import its values into", kt->decfloat);
+  }
+  if (!kt || !kt->decfloat.empty()) {
+    throw UsageError(fmt::format("{}: index {} cannot be imported: {}", a.fdb, a.index, why));
+  }
   IndexDefinition def;
   def.name = a.name.empty() ? a.index : a.name;
   def.type = kt->type;
-  def.format = a.key_format.empty() ? kt->format : parse_key_format(a.key_format);
+  // INT128 keys in decimal128 (ODS 13.0): imported as the type's own format, bcd.
+  def.format = !a.key_format.empty() ? parse_key_format(a.key_format)
+               : kt->as_stored       ? default_key_format(def.type)
+                                     : kt->format;
   check_key_format(def.type, def.format);
   def.unique = index->unique;
   def.descending = index->descending;

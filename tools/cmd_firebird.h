@@ -49,6 +49,11 @@ std::string format_fdb_what_if(const firebird::FdbFile& file,
 /// UsageError (no such index, index not decodable), KeyError, CorruptError, IoError.
 void run_firebird_import(const FirebirdImportArgs& args, std::ostream& out);
 
+/// run_firebird_import's work once the index is found: copies `index` of `file` into
+/// `args.db` (args.fdb/args.index are used only in messages). Same errors.
+void import_fdb_index(const firebird::FdbFile& file, const firebird::FdbIndex& index,
+                      const FirebirdImportArgs& args, std::ostream& out);
+
 /// The part of gstat -r's report before the tables, as the release that wrote the file
 /// prints it (ppg.cpp PPG_print_header: Firebird 2.5's lines for ODS 11, Firebird 3's for
 /// ODS 12, Firebird 5's for ODS 13): `Database "NAME"`, the header page's fields, its

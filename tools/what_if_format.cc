@@ -40,9 +40,9 @@ std::string aligned_table(const std::vector<std::string>& head,
 }
 
 std::string format_what_if_table(const WhatIfReport& r) {
-  std::string out =
-      fmt::format("What-if for index {} ({}): {}, {} entries, page size {}\n", r.info.def.name,
-                  r.info.id, r.info.def.type.name(), r.entries, r.page_size);
+  std::string out = fmt::format(
+      "What-if for index {} ({}): {}, {} entries, page size {}\n", r.info.def.name, r.info.id,
+      r.type_name.empty() ? r.info.def.type.name() : r.type_name, r.entries, r.page_size);
   const std::vector<std::string> head = {
       "",      "key format",  "layout",       "leaves",       "pages",
       "depth", "avg key len", "compr. ratio", "leaf B/entry", "bytes/entry"};
@@ -91,7 +91,7 @@ Json what_if_json(const WhatIfReport& r) {
   Json o;
   o["name"] = r.info.def.name;
   o["id"] = r.info.id;
-  o["type"] = r.info.def.type.name();
+  o["type"] = r.type_name.empty() ? r.info.def.type.name() : r.type_name;
   o["key_format"] = std::string(key_format_name(r.info.def.format));
   o["layout"] = std::string(layout_name(r.info.def.layout));
   o["page_size"] = r.page_size;

@@ -77,9 +77,14 @@ class WhatIfEstimator {
     std::vector<NodeLayout> layouts;        ///< empty: Firebird, Compact
     /// Marks the row with this format and layout as current.
     std::optional<std::pair<KeyFormat, NodeLayout>> current;
+    /// Keys in a format the type does not allow, predicted as they are given (Firebird's
+    /// decimal128 keys of DECFLOAT, or of INT128 on ODS 13.0): the only format is `source`
+    /// (`formats` ignored), `type` sets only the longest key, no key is decoded.
+    bool as_stored = false;
   };
 
-  /// Throws KeyError if `source` or a listed format is not allowed for the type.
+  /// Throws KeyError if `source` or a listed format is not allowed for the type (unless
+  /// `as_stored`).
   explicit WhatIfEstimator(const Options& options);
   ~WhatIfEstimator();
   WhatIfEstimator(const WhatIfEstimator&) = delete;
@@ -106,6 +111,7 @@ class WhatIfEstimator {
 /// What-if figures of one index of a file.
 struct WhatIfReport {
   IndexInfo info;
+  std::string type_name;   ///< if set, printed instead of info.def.type ("decfloat(34)")
   uint32_t page_size = 0;  ///< bytes
   uint64_t entries = 0;
   std::vector<WhatIfRow> rows;  ///< allowed_key_formats × {Firebird, Compact}
