@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <numeric>
 
 #include <pbtree/keys.h>
@@ -240,6 +241,11 @@ uint64_t append_to_index(const std::string& db_path, const std::string& index,
   }
   session.reset();
   session = IndexSession::open(db_path, index, true);
+  // Tests reach the level limit with a few entries (tests/cli/cli_level_limit_test.cc).
+  if (const char* env = std::getenv("PBTREE_LEVEL_LIMIT")) {
+    const long v = std::atol(env);
+    if (v > 0) session->tree().set_level_limit(static_cast<uint32_t>(v));
+  }
   // One merge-append (btree/batch_insert.cc): each touched leaf rewritten full, one tree change.
   session->tree().insert_batch(batch);
   session->commit();

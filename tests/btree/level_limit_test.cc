@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "tests/support/btree_tree_fixture.h"
+#include <pbtree/index_file.h>
 
 namespace pbtree {
 namespace {
@@ -87,6 +88,71 @@ TEST(BtreeLevelLimit, InsertsThatDoNotSplitTheRootStillGoIn) {
   EXPECT_EQ(c.entries, taken);
   // Once at the limit, more keys still fit below a root that does not split.
   EXPECT_GT(taken, 100u);
+}
+
+// The batch path (BTree::insert_batch, btree/batch_insert.cc): a batch that would add a
+// level beyond the limit is refused before any page changes (it used to rewrite the leaves
+// and the levels below the root, then throw in BatchMerge::grow, and that tree was committed).
+TEST(BtreeLevelLimit, BatchBeyondTheLimitChangesNothing) {
+  TreeEnv env(false, false, 4096, 4096);
+  env.tree->set_level_limit(4);
+  const auto keys = random_long_keys(2300, 1000, 34);
+  size_t taken = 0;
+  for (; taken < 2000; ++taken) {
+    try {
+      env.tree->insert(keys[taken], taken);
+    } catch (const UsageError&) {
+      break;  // the root is at the top level and full
+    }
+  }
+  ASSERT_LT(taken, 2000u);
+  const auto before = snapshot(env);
+  const uint32_t root = env.tree->root();
+  EntryBatch batch;
+  for (size_t i = 2000; i < keys.size(); ++i) batch.add(keys[i], i, i);
+  try {
+    env.tree->insert_batch(batch);
+    FAIL() << "the batch went in";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "index T: the batch would exceed 4 levels (nothing changed)");
+  }
+  EXPECT_EQ(env.tree->root(), root);
+  EXPECT_EQ(snapshot(env), before);
+  for (size_t i = 2000; i < keys.size(); ++i) EXPECT_TRUE(env.tree->find(keys[i]).empty());
+  const TreeCheck c = env.tree->verify();
+  EXPECT_EQ(c.depth, 4u);
+  EXPECT_EQ(c.entries, taken);
+}
+
+// A batch whose changes stay below a root that does not split still goes in at the limit.
+TEST(BtreeLevelLimit, BatchThatDoesNotSplitTheRootStillGoesIn) {
+  TreeEnv env(false, false, 4096, 4096);
+  env.tree->set_level_limit(3);
+  const auto keys = random_long_keys(400, 1000, 35);
+  size_t taken = 0;
+  for (; taken < 300; ++taken) {
+    try {
+      env.tree->insert(keys[taken], taken);
+    } catch (const UsageError&) {
+      break;
+    }
+  }
+  ASSERT_LT(taken, 300u);
+  // One key into the leaf of the smallest key: a leaf with room takes it, no split.
+  size_t added = 0;
+  for (size_t i = 300; i < keys.size() && added == 0; ++i) {
+    EntryBatch batch;
+    batch.add(keys[i], i, i);
+    try {
+      added += env.tree->insert_batch(batch);
+    } catch (const UsageError&) {
+    }
+  }
+  EXPECT_EQ(added, 1u);
+  const TreeCheck c = env.tree->verify();
+  EXPECT_EQ(c.depth, 3u);
+  EXPECT_EQ(c.entries, taken + 1);
 }
 
 // Pages per level of a tree of random 1000-byte keys at 4 KiB pages (3 entries and an
