@@ -45,6 +45,7 @@ namespace pbtree {
 
 class EntryBatch;  // <pbtree/index_file.h>
 struct WriterCache;  // btree/leaf_writer.h
+struct TreeWriter;   // btree/tree_internal.h
 /// Where B-tree pages come from and go to.
 class PageAllocator {
  public:
@@ -233,8 +234,15 @@ class BTree {
   friend struct BatchMerge;  // insert_batch's run rewrites (btree/batch_insert.cc)
 
   // insert(): throws UsageError, nothing changed, if (key, recno) would add a level beyond
-  // level_limit() (btree/writer.cc). Under the writer mutex.
+  // level_limit() (btree/writer.cc): a dry run of insert_image while root_at_top(). Under
+  // the writer mutex.
   void check_level_limit(std::span<const uint8_t> key, uint64_t recno);
+  // True if the root is at the top level level_limit() allows (a root split would exceed it).
+  bool root_at_top() const;
+  // The page-image paths of insert and remove through `w` (btree/writer.cc), run dry first
+  // while root_at_top().
+  void insert_image(TreeWriter& w, std::span<const uint8_t> key, uint64_t recno);
+  void remove_image(TreeWriter& w, uint32_t leaf, std::span<const uint8_t> key, uint64_t recno);
 
   // Readers: crab down to the leaf where the first entry >= (key, recno) lives; returns the
   // leaf pinned and shared-latched, plus the in-page find.
