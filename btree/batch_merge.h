@@ -58,7 +58,10 @@ struct BatchMerge {
   uint32_t next_stand_in = 0xF0000000u;
 
   BatchMerge(BTree& tree, EntryBatch& entries, bool dry_run = false)
-      : t(tree), batch(entries), ps(tree.pool_.page_size()), desc(tree.def_.descending),
+      : t(tree),
+        batch(entries),
+        ps(tree.pool_.page_size()),
+        desc(tree.def_.descending),
         dry(dry_run) {}
 
   // A page number for a new page: the allocator's, or a stand-in in a dry run.

@@ -241,9 +241,8 @@ void BatchMerge::grow(uint8_t level, Change& c) {
   for (PageEntry& a : c.added) entries.push_back(std::move(a));
   for (;; ++level) {
     if (level + 1u >= t.level_limit_) {
-      throw UsageError(
-          fmt::format("index {}: the batch would exceed {} levels{}", t.def_.name,
-                      t.level_limit_, dry ? " (nothing changed)" : ""));
+      throw UsageError(fmt::format("index {}: the batch would exceed {} levels{}", t.def_.name,
+                                   t.level_limit_, dry ? " (nothing changed)" : ""));
     }
     std::vector<LevelRunBuilder::Page> built;
     auto build = [&](bool nonleaf_free) {

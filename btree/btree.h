@@ -186,12 +186,15 @@ class BTree {
   /// shrinks while it has one child). Leaves the batch does not fall into keep their bytes.
   /// Checks come first and leave the tree unchanged: UsageError (read-only),
   /// DuplicateKeyError (a (key, recno) pair twice or already in the tree, unique index: an
-  /// equal non-NULL key), KeyError (key.size() >= page_size / 4). An I/O or allocation error
+  /// equal non-NULL key), KeyError (key.size() >= page_size / 4), UsageError if the batch
+  /// would make the tree deeper than level_limit() (a dry run while the root is at the top
+  /// level). An I/O or allocation error
   /// after them leaves pages half-written in the pool: IndexFile::rollback() drops the whole
   /// change (as it does while an exception leaves the IndexFile). Pages are rewritten in
   /// place: readers must not run concurrently with it. Returns the entries added.
   uint64_t insert_batch(EntryBatch& entries);
-  /// Removes exactly (key, recno). Throws UsageError if absent (tree unchanged).
+  /// Removes exactly (key, recno). Throws UsageError if absent, or if its repairs would make
+  /// the tree deeper than level_limit() (checked before any page changes; tree unchanged).
   void remove(std::span<const uint8_t> key, uint64_t recno);
   /// Record numbers of every entry whose key equals `key`, ascending.
   std::vector<uint64_t> find(std::span<const uint8_t> key) const;

@@ -152,23 +152,6 @@ bool TreeWriter::store(int level, uint32_t page_no, BtreePageImage& img, long in
   return true;
 }
 
-bool TreeWriter::insert_grows_root(int level, uint32_t page_no, BtreePageImage img, long inserted) {
-  for (;;) {
-    if (fits(level, img, inserted)) return false;
-    const size_t s = split_point(level, img, inserted);
-    if (s == 0) return false;  // split() reports the page
-    if (page_no == root()) return true;
-    PageEntry sep = split_separator(level, img, s);
-    size_t idx = 0;
-    const uint32_t parent = find_parent(level, page_no, idx);
-    img = read(parent);
-    img.entries.insert(img.entries.begin() + static_cast<std::ptrdiff_t>(idx) + 1, std::move(sep));
-    inserted = static_cast<long>(idx + 1);
-    page_no = parent;
-    ++level;
-  }
-}
-
 void TreeWriter::split(int level, uint32_t page_no, BtreePageImage& img, long inserted) {
   const size_t n = img.entries.size();
   const size_t s = split_point(level, img, inserted);

@@ -186,9 +186,6 @@ struct TreeWriter {
   // Writes `img` to `page_no`, splitting if it does not fit. `inserted` is the index of a
   // just-inserted entry (for the rightmost-split rule) or -1. Returns true if it split.
   bool store(int level, uint32_t page_no, BtreePageImage& img, long inserted);
-  // True if storing `img` (page `page_no` at `level`, an entry inserted at `inserted`) would
-  // split every page up to the root, i.e. add a level: store's decisions, nothing written.
-  bool insert_grows_root(int level, uint32_t page_no, BtreePageImage img, long inserted);
 
   void split(int level, uint32_t page_no, BtreePageImage& img, long inserted);
 

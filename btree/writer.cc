@@ -168,9 +168,9 @@ void BTree::insert_image(TreeWriter& w, std::span<const uint8_t> key, uint64_t r
   if (it != img.entries.end() &&
       compare_entry(it->key, it->recno, key, recno, def_.descending) == 0) {
     const std::string value = key_value_text(def_, key);
-    throw DuplicateKeyError(fmt::format("index {}: entry ({}, {}) already exists", def_.name,
-                                        value, recno),
-                            def_.name, value, recno);
+    throw DuplicateKeyError(
+        fmt::format("index {}: entry ({}, {}) already exists", def_.name, value, recno), def_.name,
+        value, recno);
   }
   long pos = it - img.entries.begin();
   img.entries.insert(it, PageEntry{std::vector<uint8_t>(key.begin(), key.end()), recno, 0});

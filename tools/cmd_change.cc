@@ -10,9 +10,9 @@
 
 #include <pbtree/keys.h>
 #include <pbtree/index_file.h>
+#include "page/wal_io.h"
 #include "tools/cli_errors.h"
 #include "tools/compound_cli.h"
-#include "page/wal_io.h"
 #include "tools/csv_reader.h"
 #include "tools/index_session.h"
 #include "tools/tree_commands.h"

@@ -115,8 +115,7 @@ TEST(BtreeLevelLimit, BatchBeyondTheLimitChangesNothing) {
     env.tree->insert_batch(batch);
     FAIL() << "the batch went in";
   } catch (const UsageError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "index T: the batch would exceed 4 levels (nothing changed)");
+    EXPECT_EQ(std::string(e.what()), "index T: the batch would exceed 4 levels (nothing changed)");
   }
   EXPECT_EQ(env.tree->root(), root);
   EXPECT_EQ(snapshot(env), before);
@@ -220,8 +219,7 @@ TEST(BtreeLevelLimit, CompactNewFirstEntryThatSplitsTheRootChangesNothing) {
     env.tree->insert(key, 999999);
     FAIL() << "the insert went in";
   } catch (const UsageError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "index T: the insert would exceed 2 levels (nothing changed)");
+    EXPECT_EQ(std::string(e.what()), "index T: the insert would exceed 2 levels (nothing changed)");
   }
   EXPECT_EQ(env.tree->root(), root);
   EXPECT_EQ(snapshot(env), before);
@@ -246,8 +244,7 @@ TEST(BtreeLevelLimit, RemoveThatSplitsTheRootChangesNothing) {
     env.tree->remove(leaf.first.key, leaf.first.recno);
     FAIL() << "the remove went through";
   } catch (const UsageError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "index T: the remove would exceed 2 levels (nothing changed)");
+    EXPECT_EQ(std::string(e.what()), "index T: the remove would exceed 2 levels (nothing changed)");
   }
   EXPECT_EQ(env.tree->root(), root);
   EXPECT_EQ(snapshot(env), before);
