@@ -190,7 +190,9 @@ void BatchMerge::run() {
     changes = apply(level, changes, level == top);
   }
   shrink_root();
-  for (uint32_t p : freed) t.allocator_.release(p);
+  if (!dry) {
+    for (uint32_t p : freed) t.allocator_.release(p);
+  }
 }
 
 uint64_t BTree::insert_batch(EntryBatch& entries) {
@@ -208,6 +210,15 @@ uint64_t BTree::insert_batch(EntryBatch& entries) {
   }
   sort_entry_batch(entries, def_.descending);
   std::lock_guard lock(write_mutex_);
+  {
+    // With the root at the top level the batch may need one more: a dry run first, which
+    // throws UsageError before any page changes if it would (issue 30: grow() threw after the
+    // lower levels were rewritten, and close() committed that tree).
+    PageRef ref = pool_.pin(root());
+    const bool at_top = BtreePage(ref.data()).level() + 1u >= level_limit_;
+    ref = PageRef();
+    if (at_top) BatchMerge(*this, entries, true).run();
+  }
   BatchMerge(*this, entries).run();
   // The in-place paths' rightmost-leaf cache may name a page rewritten here.
   if (writer_cache_) writer_cache_->rm_leaf = 0;

@@ -51,9 +51,21 @@ struct BatchMerge {
   const bool desc;
   std::vector<uint32_t> freed;
   std::vector<uint8_t> k1, k2;
+  // A dry run (issue 30): every page is built but none is written, allocated or released;
+  // new pages get stand-in numbers of the longest varint, so a built page is never smaller
+  // than the real run's. grow() then throws if the batch would exceed the level limit.
+  const bool dry;
+  uint32_t next_stand_in = 0xF0000000u;
 
-  BatchMerge(BTree& tree, EntryBatch& entries)
-      : t(tree), batch(entries), ps(tree.pool_.page_size()), desc(tree.def_.descending) {}
+  BatchMerge(BTree& tree, EntryBatch& entries, bool dry_run = false)
+      : t(tree),
+        batch(entries),
+        ps(tree.pool_.page_size()),
+        desc(tree.def_.descending),
+        dry(dry_run) {}
+
+  // A page number for a new page: the allocator's, or a stand-in in a dry run.
+  uint32_t allocate() { return dry ? next_stand_in++ : t.allocator_.allocate(); }
 
   std::span<const uint8_t> key(size_t i) const { return batch.key(batch.items()[i]); }
   uint64_t recno(size_t i) const { return batch.items()[i].recno; }

@@ -20,14 +20,14 @@ uint32_t BatchMerge::RunWriter::take(bool& fresh) {
     return old[next_old++];
   }
   fresh = true;
-  return m.t.allocator_.allocate();
+  return m.allocate();
 }
 
 void BatchMerge::RunWriter::write(Held& h, uint32_t sibling) {
   h.page.header.sibling = sibling;
   h.page.header.left_sibling = out.empty() ? left0 : prev_no;
   write_btree_header(h.page.bytes.data(), h.page.header);
-  {
+  if (!m.dry) {
     WriteLatch w(h.fresh ? m.t.pool_.create(h.page_no) : m.t.pool_.pin(h.page_no));
     std::memcpy(w.data(), h.page.bytes.data(), m.ps);
   }
@@ -68,7 +68,7 @@ std::vector<uint32_t> BatchMerge::RunWriter::finish() {
   std::vector<uint32_t> unused(old.begin() + static_cast<long>(next_old),
                                old.end() - (old.size() >= 2 ? 1 : 0));
   if (old.size() >= 2 && !last_used) unused.push_back(old.back());
-  if (right != 0 && prev_no != old.back()) {
+  if (right != 0 && prev_no != old.back() && !m.dry) {
     WriteLatch w(m.t.pool_.pin(right));
     MutableBtreePage(w.data()).set_left_sibling(prev_no);
   }
@@ -88,6 +88,7 @@ LevelRunBuilder::Options BatchMerge::builder_options(uint8_t level, bool nonleaf
 }
 
 void BatchMerge::release(const std::vector<uint32_t>& pages) {
+  if (dry) return;
   for (uint32_t p : pages) {
     WriteLatch w(t.pool_.pin(p));
     MutableBtreePage(w.data()).mark_released();
@@ -239,7 +240,10 @@ void BatchMerge::grow(uint8_t level, Change& c) {
   entries.push_back(PageEntry{{}, 0, c.anchor});  // degenerate: every key below the next
   for (PageEntry& a : c.added) entries.push_back(std::move(a));
   for (;; ++level) {
-    if (level + 1u >= kMaxLevels) throw UsageError(fmt::format("index would exceed {} levels", kMaxLevels));
+    if (level + 1u >= t.level_limit_) {
+      throw UsageError(fmt::format("index {}: the batch would exceed {} levels{}", t.def_.name,
+                                   t.level_limit_, dry ? " (nothing changed)" : ""));
+    }
     std::vector<LevelRunBuilder::Page> built;
     auto build = [&](bool nonleaf_free) {
       built.clear();
@@ -250,15 +254,16 @@ void BatchMerge::grow(uint8_t level, Change& c) {
     };
     build(false);
     if (built.size() > 1) build(true);
+    if (dry && built.size() == 1) return;
     std::vector<uint32_t> nums;
-    for (size_t i = 0; i < built.size(); ++i) nums.push_back(t.allocator_.allocate());
+    for (size_t i = 0; i < built.size(); ++i) nums.push_back(allocate());
     std::vector<PageEntry> up;
     for (size_t i = 0; i < built.size(); ++i) {
       LevelRunBuilder::Page& p = built[i];
       p.header.left_sibling = i == 0 ? 0 : nums[i - 1];
       p.header.sibling = i + 1 < built.size() ? nums[i + 1] : 0;
       write_btree_header(p.bytes.data(), p.header);
-      {
+      if (!dry) {
         WriteLatch w(t.pool_.create(nums[i]));
         std::memcpy(w.data(), p.bytes.data(), ps);
       }
@@ -279,6 +284,7 @@ void BatchMerge::set_root(uint32_t root) {
 }
 
 void BatchMerge::shrink_root() {
+  if (dry) return;
   for (;;) {
     const uint32_t root = t.root();
     PageRef ref = t.pool_.pin(root);

@@ -45,6 +45,7 @@ namespace pbtree {
 
 class EntryBatch;  // <pbtree/index_file.h>
 struct WriterCache;  // btree/leaf_writer.h
+struct TreeWriter;   // btree/tree_internal.h
 /// Where B-tree pages come from and go to.
 class PageAllocator {
  public:
@@ -185,12 +186,15 @@ class BTree {
   /// shrinks while it has one child). Leaves the batch does not fall into keep their bytes.
   /// Checks come first and leave the tree unchanged: UsageError (read-only),
   /// DuplicateKeyError (a (key, recno) pair twice or already in the tree, unique index: an
-  /// equal non-NULL key), KeyError (key.size() >= page_size / 4). An I/O or allocation error
+  /// equal non-NULL key), KeyError (key.size() >= page_size / 4), UsageError if the batch
+  /// would make the tree deeper than level_limit() (a dry run while the root is at the top
+  /// level). An I/O or allocation error
   /// after them leaves pages half-written in the pool: IndexFile::rollback() drops the whole
   /// change (as it does while an exception leaves the IndexFile). Pages are rewritten in
   /// place: readers must not run concurrently with it. Returns the entries added.
   uint64_t insert_batch(EntryBatch& entries);
-  /// Removes exactly (key, recno). Throws UsageError if absent (tree unchanged).
+  /// Removes exactly (key, recno). Throws UsageError if absent, or if its repairs would make
+  /// the tree deeper than level_limit() (checked before any page changes; tree unchanged).
   void remove(std::span<const uint8_t> key, uint64_t recno);
   /// Record numbers of every entry whose key equals `key`, ascending.
   std::vector<uint64_t> find(std::span<const uint8_t> key) const;
@@ -233,8 +237,15 @@ class BTree {
   friend struct BatchMerge;  // insert_batch's run rewrites (btree/batch_insert.cc)
 
   // insert(): throws UsageError, nothing changed, if (key, recno) would add a level beyond
-  // level_limit() (btree/writer.cc). Under the writer mutex.
+  // level_limit() (btree/writer.cc): a dry run of insert_image while root_at_top(). Under
+  // the writer mutex.
   void check_level_limit(std::span<const uint8_t> key, uint64_t recno);
+  // True if the root is at the top level level_limit() allows (a root split would exceed it).
+  bool root_at_top() const;
+  // The page-image paths of insert and remove through `w` (btree/writer.cc), run dry first
+  // while root_at_top().
+  void insert_image(TreeWriter& w, std::span<const uint8_t> key, uint64_t recno);
+  void remove_image(TreeWriter& w, uint32_t leaf, std::span<const uint8_t> key, uint64_t recno);
 
   // Readers: crab down to the leaf where the first entry >= (key, recno) lives; returns the
   // leaf pinned and shared-latched, plus the in-page find.

@@ -13,13 +13,13 @@ namespace pbtree {
 // The page at level + 1 holding the pointer to `child`, and the pointer's index in it.
 // Starts at path[level + 1] and walks right, then left (splits move pointers right).
 uint32_t TreeWriter::find_parent(int level, uint32_t child, size_t& index) {
-  uint32_t start = static_cast<size_t>(level + 1) < path.size() ? path[level + 1] : t.root();
+  uint32_t start = static_cast<size_t>(level + 1) < path.size() ? path[level + 1] : root();
   for (int dir = 0; dir < 2; ++dir) {
     uint32_t p = start;
     WalkBound bound(t.pool_);
     while (p != 0) {
-      PageRef ref = t.pool_.pin(p);
-      const uint8_t* d = ref.data();
+      PageRef ref;
+      const uint8_t* d = view(p, ref);
       if (!live_btree_page(d, level + 1)) break;
       bound.step(d, p, "the sibling chain loops while looking for a parent pointer");
       const uint16_t length = BtreePage(d).length();
@@ -152,23 +152,6 @@ bool TreeWriter::store(int level, uint32_t page_no, BtreePageImage& img, long in
   return true;
 }
 
-bool TreeWriter::insert_grows_root(int level, uint32_t page_no, BtreePageImage img, long inserted) {
-  for (;;) {
-    if (fits(level, img, inserted)) return false;
-    const size_t s = split_point(level, img, inserted);
-    if (s == 0) return false;  // split() reports the page
-    if (page_no == t.root()) return true;
-    PageEntry sep = split_separator(level, img, s);
-    size_t idx = 0;
-    const uint32_t parent = find_parent(level, page_no, idx);
-    img = read(parent);
-    img.entries.insert(img.entries.begin() + static_cast<std::ptrdiff_t>(idx) + 1, std::move(sep));
-    inserted = static_cast<long>(idx + 1);
-    page_no = parent;
-    ++level;
-  }
-}
-
 void TreeWriter::split(int level, uint32_t page_no, BtreePageImage& img, long inserted) {
   const size_t n = img.entries.size();
   const size_t s = split_point(level, img, inserted);
@@ -176,23 +159,32 @@ void TreeWriter::split(int level, uint32_t page_no, BtreePageImage& img, long in
     throw CorruptError(
         fmt::format("{}: page {}: cannot split {} entries", t.pool_.file().path(), page_no, n));
   }
-  if (page_no == t.root() && level + 1u >= t.level_limit_) {
-    // Before this page is written (BTree::insert checks a whole insert beforehand).
+  if (page_no == root() && level + 1u >= t.level_limit_) {
+    // Before this page is written; a dry run (BTree::root_at_top) finds it before any page.
+    if (dry_op) {
+      throw UsageError(fmt::format("index {}: the {} would exceed {} levels (nothing changed)",
+                                   t.def_.name, dry_op, t.level_limit_));
+    }
     throw UsageError(fmt::format("index would exceed {} levels", t.level_limit_));
   }
-  const uint32_t new_page = t.allocator_.allocate();
+  const uint32_t new_page = allocate();
   const uint32_t old_right = img.header.sibling;
   BtreeHeader lh = img.header, rh = img.header;
   lh.sibling = new_page;
   rh.left_sibling = page_no;
   rh.sibling = old_right;
   if (encode_right(img, s, rh) == 0) throw CorruptError("split: right half does not fit");
-  {
+  if (dry_op) {
+    shadow[new_page] = buf;
+  } else {
     WriteLatch w(t.pool_.create(new_page));
     std::memcpy(w.data(), buf.data(), ps);
   }
   if (encode_left(img, s, lh) == 0) throw CorruptError("split: left half does not fit");
-  {
+  if (dry_op) {
+    shadow[page_no] = buf;
+    if (old_right != 0) MutableBtreePage(shadow_page(old_right)).set_left_sibling(new_page);
+  } else {
     WriteLatch wl(t.pool_.pin(page_no));
     std::memcpy(wl.data(), buf.data(), ps);
     if (old_right != 0) {
@@ -206,7 +198,7 @@ void TreeWriter::split(int level, uint32_t page_no, BtreePageImage& img, long in
   img.header = lh;
   img.end_bucket = img.entries[s];
   img.entries.resize(s);
-  if (page_no == t.root()) {
+  if (page_no == root()) {
     new_root(level, page_no, std::move(sep));
     return;
   }
@@ -226,13 +218,18 @@ void TreeWriter::new_root(int level, uint32_t old_root, PageEntry sep) {
   img.entries.push_back(PageEntry{{}, 0, old_root});  // degenerate: every key below sep
   img.entries.push_back(std::move(sep));
   if (encode(img) == 0) throw CorruptError("new root does not fit");
-  const uint32_t root = t.allocator_.allocate();
+  const uint32_t root = allocate();
+  path.resize(level + 2, 0);
+  path[level + 1] = root;
+  if (dry_op) {
+    shadow[root] = buf;
+    dry_root = root;
+    return;
+  }
   {
     WriteLatch w(t.pool_.create(root));
     std::memcpy(w.data(), buf.data(), ps);
   }
-  path.resize(level + 2, 0);
-  path[level + 1] = root;
   t.root_.store(root, std::memory_order_release);
   if (t.on_root_change_) t.on_root_change_(root);
 }
@@ -258,8 +255,8 @@ void TreeWriter::fix_first(int level, uint32_t page_no, uint32_t left, const Pag
 }
 
 uint32_t TreeWriter::read_left(uint32_t page_no) {
-  PageRef ref = t.pool_.pin(page_no);
-  return BtreePage(ref.data()).left_sibling();
+  PageRef ref;
+  return BtreePage(view(page_no, ref)).left_sibling();
 }
 
 // Moves every entry of `right` into `left` (adjacent siblings, same level) and drops
@@ -279,7 +276,11 @@ bool TreeWriter::merge_pair(int level, uint32_t left, BtreePageImage& limg, uint
     return true;
   }
   const uint32_t far_right = rimg.header.sibling;
-  {
+  if (dry_op) {
+    shadow[left] = buf;
+    MutableBtreePage(shadow_page(right)).mark_released();
+    if (far_right != 0) MutableBtreePage(shadow_page(far_right)).set_left_sibling(left);
+  } else {
     WriteLatch wl(t.pool_.pin(left));
     std::memcpy(wl.data(), buf.data(), ps);
     WriteLatch wr(t.pool_.pin(right));
@@ -311,7 +312,10 @@ void TreeWriter::redistribute(int level, uint32_t left, uint32_t right, BtreePag
     throw CorruptError("merge: left half does not fit");
   }
   if (encode(r) == 0) throw CorruptError("merge: right half does not fit");
-  {
+  if (dry_op) {
+    shadow[left] = lbytes;
+    shadow[right] = buf;
+  } else {
     // Both at once, left to right: readers see the pair before or after, never between.
     WriteLatch wl(t.pool_.pin(left));
     WriteLatch wr(t.pool_.pin(right));
@@ -338,7 +342,7 @@ void TreeWriter::remove_at(int level, uint32_t page_no, BtreePageImage& img, siz
     throw CorruptError(fmt::format("page {}: removing the degenerate first node", page_no));
   }
   img.entries.erase(img.entries.begin() + i);
-  const bool is_root = page_no == t.root();
+  const bool is_root = page_no == root();
   const uint32_t left = img.header.left_sibling;
   const uint32_t right = img.header.sibling;
   if (img.entries.empty() && !is_root) {
@@ -376,11 +380,11 @@ void TreeWriter::shrink_root() {
   for (;;) {
     // Only the header and the first two nodes: a root of one entry then END_LEVEL (every
     // writer operation ends here, so the root is not decoded whole).
-    uint32_t r = t.root();
+    uint32_t r = root();
     uint32_t child = 0;
     {
-      PageRef ref = t.pool_.pin(r);
-      const uint8_t* d = ref.data();
+      PageRef ref;
+      const uint8_t* d = view(r, ref);
       if (!live_btree_page(d, -1)) corrupt_page(d, "not a live b-tree page");
       const BtreeHeader h = check_btree_header(d, ps);
       if (h.level == 0 || h.sibling != 0) return;
@@ -388,6 +392,11 @@ void TreeWriter::shrink_root() {
       if (first.is_marker()) return;
       if (!node_after(d, h.length, first.end(), false, first).is_end_level()) return;
       child = first.page_number;
+    }
+    if (dry_op) {
+      dry_root = child;
+      MutableBtreePage(shadow_page(r)).mark_released();
+      continue;
     }
     t.root_.store(child, std::memory_order_release);
     if (t.on_root_change_) t.on_root_change_(child);
@@ -401,6 +410,7 @@ void TreeWriter::shrink_root() {
 
 void TreeWriter::finish() {
   shrink_root();
+  if (dry_op) return;
   for (uint32_t p : freed) t.allocator_.release(p);
   freed.clear();
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -108,6 +109,26 @@ struct TreeWriter {
 
   explicit TreeWriter(BTree& tree) : t(tree), ps(tree.pool_.page_size()), buf(ps) {}
 
+  // A dry run (issue 30: the level limit is checked before anything changes): the same
+  // operation, its pages written to `shadow` instead of the pool, new pages numbered with
+  // stand-ins of the longest varint (a page built never smaller than the real run's), the
+  // root kept in `dry_root`. A split that would add a level beyond level_limit() throws
+  // UsageError "index N: the <dry_op> would exceed L levels (nothing changed)".
+  const char* dry_op = nullptr;
+  std::unordered_map<uint32_t, std::vector<uint8_t>> shadow;
+  uint32_t dry_root = 0;
+  uint32_t next_stand_in = 0xF0000000u;
+  void start_dry_run(const char* op) {
+    dry_op = op;
+    dry_root = t.root();
+  }
+  uint32_t root() const { return dry_op ? dry_root : t.root(); }
+  // The bytes of page `page_no` as this operation sees them (`ref` holds the pin).
+  const uint8_t* view(uint32_t page_no, PageRef& ref);
+  // A dry run's writable copy of page `page_no` (from the pool the first time).
+  uint8_t* shadow_page(uint32_t page_no);
+  uint32_t allocate() { return dry_op ? next_stand_in++ : t.allocator_.allocate(); }
+
   BtreePageImage read(uint32_t page_no);
 
   // Encodes into buf; returns btr_length or 0 if it does not fit.
@@ -165,9 +186,6 @@ struct TreeWriter {
   // Writes `img` to `page_no`, splitting if it does not fit. `inserted` is the index of a
   // just-inserted entry (for the rightmost-split rule) or -1. Returns true if it split.
   bool store(int level, uint32_t page_no, BtreePageImage& img, long inserted);
-  // True if storing `img` (page `page_no` at `level`, an entry inserted at `inserted`) would
-  // split every page up to the root, i.e. add a level: store's decisions, nothing written.
-  bool insert_grows_root(int level, uint32_t page_no, BtreePageImage img, long inserted);
 
   void split(int level, uint32_t page_no, BtreePageImage& img, long inserted);
 

@@ -11,13 +11,36 @@
 
 namespace pbtree {
 
+const uint8_t* TreeWriter::view(uint32_t page_no, PageRef& ref) {
+  if (dry_op) {
+    auto it = shadow.find(page_no);
+    if (it != shadow.end()) return it->second.data();
+  }
+  ref = t.pool_.pin(page_no);
+  return ref.data();
+}
+
+uint8_t* TreeWriter::shadow_page(uint32_t page_no) {
+  auto [it, added] = shadow.try_emplace(page_no);
+  if (added) {
+    PageRef ref = t.pool_.pin(page_no);
+    it->second.assign(ref.data(), ref.data() + ps);
+  }
+  return it->second.data();
+}
+
 BtreePageImage TreeWriter::read(uint32_t page_no) {
-  PageRef ref = t.pool_.pin(page_no);
-  if (!live_btree_page(ref.data(), -1)) corrupt_page(ref.data(), "not a live b-tree page");
-  return decode_page(ref.data(), ps);
+  PageRef ref;
+  const uint8_t* d = view(page_no, ref);
+  if (!live_btree_page(d, -1)) corrupt_page(d, "not a live b-tree page");
+  return decode_page(d, ps);
 }
 
 void TreeWriter::write_buf(uint32_t page_no) {
+  if (dry_op) {
+    shadow[page_no] = buf;
+    return;
+  }
   WriteLatch w(t.pool_.pin(page_no));
   std::memcpy(w.data(), buf.data(), ps);
 }
@@ -114,32 +137,50 @@ uint32_t TreeWriter::descend(std::span<const uint8_t> key, uint64_t recno) {
   });
 }
 
-// A tree of level_limit() levels (kMaxLevels) takes no insert that would split its root: the whole
-// insert is refused before any page changes (issue 30: the leaf and the levels below the root were
-// split, the key was in, and only then did the new root fail). Costs one dry run of the
-// splits, only while the root is at the top level.
+// A tree at level_limit() levels (kMaxLevels unless lowered) takes no change that would split
+// its root: while the root is at the top level, the change's page-image path first runs dry
+// (TreeWriter::start_dry_run), splits, a new first entry's separator changes (compact layout)
+// and a remove's repairs included, and a change that would add a level is refused before any
+// page changes (issue 30: the leaf and the levels below the root were split, the key was in,
+// and only then did the new root fail).
+bool BTree::root_at_top() const {
+  PageRef ref = pool_.pin(root());
+  return BtreePage(ref.data()).level() + 1u >= level_limit_;
+}
+
 void BTree::check_level_limit(std::span<const uint8_t> key, uint64_t recno) {
-  {
-    PageRef ref = pool_.pin(root());
-    if (BtreePage(ref.data()).level() + 1u < level_limit_) return;
-  }
+  if (!root_at_top()) return;
   TreeWriter w(*this);
-  const uint32_t leaf = w.descend(key, recno);
+  w.start_dry_run("insert");
+  insert_image(w, key, recno);
+}
+
+// The general insert path: the leaf's image with the entry, stored (split up as needed), and a
+// new first entry of a non-leftmost leaf posted to its left sibling and parent.
+void BTree::insert_image(TreeWriter& w, std::span<const uint8_t> key, uint64_t recno) {
+  uint32_t leaf = w.descend(key, recno);
   BtreePageImage img = w.read(leaf);
+  check_writer_leaf(img, leaf, key, recno, def_.descending);
   auto it =
       std::lower_bound(img.entries.begin(), img.entries.end(), 0, [&](const PageEntry& e, int) {
         return compare_entry(e.key, e.recno, key, recno, def_.descending) < 0;
       });
   if (it != img.entries.end() &&
       compare_entry(it->key, it->recno, key, recno, def_.descending) == 0) {
-    return;  // a duplicate: insert reports it
+    const std::string value = key_value_text(def_, key);
+    throw DuplicateKeyError(
+        fmt::format("index {}: entry ({}, {}) already exists", def_.name, value, recno), def_.name,
+        value, recno);
   }
-  const long pos = it - img.entries.begin();
+  long pos = it - img.entries.begin();
   img.entries.insert(it, PageEntry{std::vector<uint8_t>(key.begin(), key.end()), recno, 0});
-  if (w.insert_grows_root(0, leaf, std::move(img), pos)) {
-    throw UsageError(fmt::format("index {}: the insert would exceed {} levels (nothing changed)",
-                                 def_.name, level_limit_));
-  }
+  const uint32_t left = img.header.left_sibling;
+  PageEntry first = img.entries[0];
+  w.store(0, leaf, img, pos);
+  // A new first entry of a non-leftmost leaf: only below a suffix-truncated separator
+  // (compact layout); the left sibling's END_BUCKET and the separator follow it.
+  if (pos == 0 && left != 0) w.fix_first(0, leaf, w.read_left(leaf), first);
+  w.finish();
 }
 
 void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
@@ -169,29 +210,7 @@ void BTree::insert(std::span<const uint8_t> key, uint64_t recno) {
     }
   }
   TreeWriter w(*this);
-  uint32_t leaf = w.descend(key, recno);
-  BtreePageImage img = w.read(leaf);
-  check_writer_leaf(img, leaf, key, recno, def_.descending);
-  auto it =
-      std::lower_bound(img.entries.begin(), img.entries.end(), 0, [&](const PageEntry& e, int) {
-        return compare_entry(e.key, e.recno, key, recno, def_.descending) < 0;
-      });
-  if (it != img.entries.end() &&
-      compare_entry(it->key, it->recno, key, recno, def_.descending) == 0) {
-    const std::string value = key_value_text(def_, key);
-    throw DuplicateKeyError(fmt::format("index {}: entry ({}, {}) already exists", def_.name,
-                                        value, recno),
-                            def_.name, value, recno);
-  }
-  long pos = it - img.entries.begin();
-  img.entries.insert(it, PageEntry{std::vector<uint8_t>(key.begin(), key.end()), recno, 0});
-  const uint32_t left = img.header.left_sibling;
-  PageEntry first = img.entries[0];
-  w.store(0, leaf, img, pos);
-  // A new first entry of a non-leftmost leaf: only below a suffix-truncated separator
-  // (compact layout); the left sibling's END_BUCKET and the separator follow it.
-  if (pos == 0 && left != 0) w.fix_first(0, leaf, w.read_left(leaf), first);
-  w.finish();
+  insert_image(w, key, recno);
 }
 
 void BTree::remove(std::span<const uint8_t> key, uint64_t recno) {
@@ -202,6 +221,17 @@ void BTree::remove(std::span<const uint8_t> key, uint64_t recno) {
   TreeWriter w(*this);
   uint32_t leaf = w.descend(key, recno);
   if (w.remove_in_place(leaf, key, recno)) return;
+  if (root_at_top()) {
+    TreeWriter dry(*this);
+    dry.start_dry_run("remove");
+    remove_image(dry, dry.descend(key, recno), key, recno);
+  }
+  remove_image(w, leaf, key, recno);
+}
+
+// The general remove path: the entry out of the leaf's image, then the repairs (remove_at).
+void BTree::remove_image(TreeWriter& w, uint32_t leaf, std::span<const uint8_t> key,
+                         uint64_t recno) {
   BtreePageImage img = w.read(leaf);
   check_writer_leaf(img, leaf, key, recno, def_.descending);
   auto it =

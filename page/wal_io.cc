@@ -60,8 +60,36 @@ void truncate_to(Io& io, int fd, uint64_t length, const std::string& path) {
   }
 }
 
+namespace {
+thread_local HeldWarnings* held_warnings = nullptr;
+}  // namespace
+
 void warn(const std::string& path, const std::string& why, const char* action) {
+  if (held_warnings != nullptr) {
+    held_warnings->lines_ += fmt::format("pbtree: warning: {}: {}: {}\n", path, why, action);
+    return;
+  }
   std::fprintf(stderr, "pbtree: warning: %s: %s: %s\n", path.c_str(), why.c_str(), action);
+}
+
+HeldWarnings::HeldWarnings() {
+  if (held_warnings == nullptr) {
+    held_warnings = this;
+    active_ = true;
+  }
+}
+
+HeldWarnings::~HeldWarnings() {
+  if (!active_) return;
+  held_warnings = nullptr;
+  if (!lines_.empty()) std::fputs(lines_.c_str(), stderr);
+}
+
+void HeldWarnings::drop() {
+  if (!active_) return;
+  held_warnings = nullptr;
+  active_ = false;
+  lines_.clear();
 }
 
 // Makes the directory entry of a new log durable.

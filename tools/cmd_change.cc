@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <numeric>
 
 #include <pbtree/keys.h>
 #include <pbtree/index_file.h>
+#include "page/wal_io.h"
 #include "tools/cli_errors.h"
 #include "tools/compound_cli.h"
 #include "tools/csv_reader.h"
@@ -49,8 +51,8 @@ std::pair<std::optional<std::string>, uint64_t> value_and_recno(const ChangeArgs
 }
 
 // insert / delete on a compound index: exactly one value per segment, then RECNO.
-void run_compound_change(const ChangeArgs& a, bool insert,
-                         std::unique_ptr<IndexSession> session) {
+void run_compound_change(const ChangeArgs& a, bool insert, std::unique_ptr<IndexSession> session,
+                         wal_io::HeldWarnings& held) {
   const IndexDefinition def = session->info().def;
   if (a.null) throw ArgumentError("--null is for single-segment indexes: give the token NULL");
   if (a.args.empty()) throw ArgumentError("expected V1 .. Vn RECNO");
@@ -78,6 +80,7 @@ void run_compound_change(const ChangeArgs& a, bool insert,
     }
   }
   session.reset();
+  held.drop();  // the writer's open repeats the check open's warnings
   session = IndexSession::open(a.db, a.index, true);
   if (insert) {
     session->tree().insert(key, recno);
@@ -88,9 +91,12 @@ void run_compound_change(const ChangeArgs& a, bool insert,
 }
 
 void run_change(const ChangeArgs& a, bool insert) {
-  // Every check on a read-only open: on error the file is not even opened for writing.
+  // Every check on a read-only open: on error the file is not even opened for writing. Its
+  // warnings about the log are held back: the writer's open gives the same ones, with what
+  // it did (issue 30: "ignored" then "set aside" for one log).
+  wal_io::HeldWarnings held;
   auto first = IndexSession::open(a.db, a.index, false);
-  if (first->info().def.compound()) return run_compound_change(a, insert, std::move(first));
+  if (first->info().def.compound()) return run_compound_change(a, insert, std::move(first), held);
   auto [text, recno] = value_and_recno(a);
   KeyBuffer key;
   {
@@ -117,6 +123,7 @@ void run_change(const ChangeArgs& a, bool insert) {
       throw NotFoundError(fmt::format("index {}: no entry ({}, {})", def.name, shown, recno));
     }
   }
+  held.drop();
   auto session = IndexSession::open(a.db, a.index, true);
   if (insert) {
     session->tree().insert(key.bytes(), recno);
@@ -159,7 +166,9 @@ void add_delete_command(CLI::App& app, TreeCommands& commands) {
 uint64_t append_to_index(const std::string& db_path, const std::string& index,
                          const std::string& input, ColumnSource source,
                          const std::string& type_text) {
-  // Checks on a read-only open, then the inserts on a writable one.
+  // Checks on a read-only open, then the inserts on a writable one, which repeats the
+  // check open's warnings about the log (held back until then).
+  wal_io::HeldWarnings held;
   auto session = IndexSession::open(db_path, index, false);
   const IndexDefinition def = session->info().def;
   if (def.compound()) {  // one --column per segment (tools/compound_cli.h)
@@ -239,7 +248,13 @@ uint64_t append_to_index(const std::string& db_path, const std::string& index,
     }
   }
   session.reset();
+  held.drop();
   session = IndexSession::open(db_path, index, true);
+  // Tests reach the level limit with a few entries (tests/cli/cli_level_limit_test.cc).
+  if (const char* env = std::getenv("PBTREE_LEVEL_LIMIT")) {
+    const long v = std::atol(env);
+    if (v > 0) session->tree().set_level_limit(static_cast<uint32_t>(v));
+  }
   // One merge-append (btree/batch_insert.cc): each touched leaf rewritten full, one tree change.
   session->tree().insert_batch(batch);
   session->commit();

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "tests/support/btree_tree_fixture.h"
+#include <pbtree/index_file.h>
+#include "node/page_image.h"
 
 namespace pbtree {
 namespace {
@@ -87,6 +89,169 @@ TEST(BtreeLevelLimit, InsertsThatDoNotSplitTheRootStillGoIn) {
   EXPECT_EQ(c.entries, taken);
   // Once at the limit, more keys still fit below a root that does not split.
   EXPECT_GT(taken, 100u);
+}
+
+// The batch path (BTree::insert_batch, btree/batch_insert.cc): a batch that would add a
+// level beyond the limit is refused before any page changes (it used to rewrite the leaves
+// and the levels below the root, then throw in BatchMerge::grow, and that tree was committed).
+TEST(BtreeLevelLimit, BatchBeyondTheLimitChangesNothing) {
+  TreeEnv env(false, false, 4096, 4096);
+  env.tree->set_level_limit(4);
+  const auto keys = random_long_keys(2300, 1000, 34);
+  size_t taken = 0;
+  for (; taken < 2000; ++taken) {
+    try {
+      env.tree->insert(keys[taken], taken);
+    } catch (const UsageError&) {
+      break;  // the root is at the top level and full
+    }
+  }
+  ASSERT_LT(taken, 2000u);
+  const auto before = snapshot(env);
+  const uint32_t root = env.tree->root();
+  EntryBatch batch;
+  for (size_t i = 2000; i < keys.size(); ++i) batch.add(keys[i], i, i);
+  try {
+    env.tree->insert_batch(batch);
+    FAIL() << "the batch went in";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "index T: the batch would exceed 4 levels (nothing changed)");
+  }
+  EXPECT_EQ(env.tree->root(), root);
+  EXPECT_EQ(snapshot(env), before);
+  for (size_t i = 2000; i < keys.size(); ++i) EXPECT_TRUE(env.tree->find(keys[i]).empty());
+  const TreeCheck c = env.tree->verify();
+  EXPECT_EQ(c.depth, 4u);
+  EXPECT_EQ(c.entries, taken);
+}
+
+// A batch whose changes stay below a root that does not split still goes in at the limit.
+TEST(BtreeLevelLimit, BatchThatDoesNotSplitTheRootStillGoesIn) {
+  TreeEnv env(false, false, 4096, 4096);
+  env.tree->set_level_limit(3);
+  const auto keys = random_long_keys(400, 1000, 35);
+  size_t taken = 0;
+  for (; taken < 300; ++taken) {
+    try {
+      env.tree->insert(keys[taken], taken);
+    } catch (const UsageError&) {
+      break;
+    }
+  }
+  ASSERT_LT(taken, 300u);
+  // One key into the leaf of the smallest key: a leaf with room takes it, no split.
+  size_t added = 0;
+  for (size_t i = 300; i < keys.size() && added == 0; ++i) {
+    EntryBatch batch;
+    batch.add(keys[i], i, i);
+    try {
+      added += env.tree->insert_batch(batch);
+    } catch (const UsageError&) {
+    }
+  }
+  EXPECT_EQ(added, 1u);
+  const TreeCheck c = env.tree->verify();
+  EXPECT_EQ(c.depth, 3u);
+  EXPECT_EQ(c.entries, taken + 1);
+}
+
+// A compact-layout tree of random 1000-byte keys at 4 KiB pages, filled until the root at
+// level limit - 1 refuses a split; returns the entries in it. Its separators are cut short
+// (suffix truncation), so the root holds hundreds of them.
+size_t fill_compact_to_the_limit(TreeEnv& env, uint32_t limit,
+                                 const std::vector<std::vector<uint8_t>>& keys) {
+  env.tree->set_level_limit(limit);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    try {
+      env.tree->insert(keys[i], i);
+    } catch (const UsageError&) {
+      return i;
+    }
+  }
+  return keys.size();
+}
+
+// A non-leftmost leaf under the root holding `entries` entries or fewer whose separator is
+// cut short: its page number, separator and first entry.
+struct CutLeaf {
+  uint32_t page = 0;
+  PageEntry separator, first;
+};
+CutLeaf find_cut_leaf(TreeEnv& env, size_t min_entries, size_t max_entries) {
+  BtreePageImage root;
+  {
+    PageRef ref = env.pool.pin(env.tree->root());
+    root = decode_page(ref.data(), env.pool.page_size());
+  }
+  for (size_t i = 1; i < root.entries.size(); ++i) {
+    BtreePageImage leaf;
+    {
+      PageRef ref = env.pool.pin(root.entries[i].page_number);
+      leaf = decode_page(ref.data(), env.pool.page_size());
+    }
+    if (leaf.entries.size() >= min_entries && leaf.entries.size() <= max_entries &&
+        root.entries[i].key.size() < 8) {
+      return CutLeaf{root.entries[i].page_number, root.entries[i], leaf.entries[0]};
+    }
+  }
+  return {};
+}
+
+// Compact layout: a key below a leaf's first entry but above its cut separator becomes the
+// leaf's first entry, and its full key the separator: the root no longer fits. Refused
+// before any page changes (the leaf and its left sibling were written, then the root split
+// failed).
+TEST(BtreeLevelLimit, CompactNewFirstEntryThatSplitsTheRootChangesNothing) {
+  TreeEnv env(false, false, 4096, 4096, 576, NodeLayout::Compact);
+  const auto keys = random_long_keys(3000, 1000, 36);
+  const size_t taken = fill_compact_to_the_limit(env, 2, keys);
+  ASSERT_LT(taken, keys.size());
+  const CutLeaf leaf = find_cut_leaf(env, 1, 2);
+  ASSERT_NE(leaf.page, 0u);
+  // The separator, one byte below the first entry's next one, then 'z' up to 1020 bytes
+  // (the root, a quarter free at most, cannot take that as a separator).
+  std::vector<uint8_t> key = leaf.separator.key;
+  key.push_back(static_cast<uint8_t>(leaf.first.key[key.size()] - 1));
+  key.resize(1020, 'z');
+  const auto before = snapshot(env);
+  const uint32_t root = env.tree->root();
+  try {
+    env.tree->insert(key, 999999);
+    FAIL() << "the insert went in";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "index T: the insert would exceed 2 levels (nothing changed)");
+  }
+  EXPECT_EQ(env.tree->root(), root);
+  EXPECT_EQ(snapshot(env), before);
+  EXPECT_TRUE(env.tree->find(key).empty());
+  const TreeCheck c = env.tree->verify();
+  EXPECT_EQ(c.depth, 2u);
+  EXPECT_EQ(c.entries, taken);
+}
+
+// A remove of a leaf's first entry under a cut separator: the next entry's full key becomes
+// the separator and the root no longer fits. Refused before any page changes.
+TEST(BtreeLevelLimit, RemoveThatSplitsTheRootChangesNothing) {
+  TreeEnv env(false, false, 4096, 4096, 576, NodeLayout::Compact);
+  const auto keys = random_long_keys(3000, 1000, 37);
+  const size_t taken = fill_compact_to_the_limit(env, 2, keys);
+  ASSERT_LT(taken, keys.size());
+  const CutLeaf leaf = find_cut_leaf(env, 2, 3);
+  ASSERT_NE(leaf.page, 0u);
+  const auto before = snapshot(env);
+  const uint32_t root = env.tree->root();
+  try {
+    env.tree->remove(leaf.first.key, leaf.first.recno);
+    FAIL() << "the remove went through";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "index T: the remove would exceed 2 levels (nothing changed)");
+  }
+  EXPECT_EQ(env.tree->root(), root);
+  EXPECT_EQ(snapshot(env), before);
+  EXPECT_TRUE(env.tree->contains(leaf.first.key, leaf.first.recno));
+  const TreeCheck c = env.tree->verify();
+  EXPECT_EQ(c.depth, 2u);
+  EXPECT_EQ(c.entries, taken);
 }
 
 // Pages per level of a tree of random 1000-byte keys at 4 KiB pages (3 entries and an
