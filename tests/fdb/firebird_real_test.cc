@@ -128,7 +128,7 @@ FileCheck check_file(const std::string& name) {
         // Byte order; in a descending index (complemented bytes) a key that is a proper
         // prefix of another sorts after it (btr.cpp compare_keys).
         const size_t common = std::min(k.size(), prev.size());
-        const int c = std::memcmp(k.data(), prev.data(), common);
+        const int c = common == 0 ? 0 : std::memcmp(k.data(), prev.data(), common);
         bool before = c < 0;
         if (c == 0 && k.size() != prev.size()) {
           before = ix.descending ? k.size() > prev.size() : k.size() < prev.size();
