@@ -7,6 +7,7 @@
 // the batch does not touch keep their bytes. One tree change: nothing reaches the file before
 // IndexFile::flush(), rollback() drops it.
 #include <fmt/format.h>
+#include <pbtree/index_file.h>
 
 #include <algorithm>
 #include <cstring>
@@ -14,13 +15,12 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "btree/btree.h"
 #include "btree/batch_merge.h"
+#include "btree/btree.h"
 #include "btree/leaf_run_builder.h"
 #include "btree/leaf_writer.h"
 #include "btree/radix_sort.h"
 #include "btree/tree_internal.h"
-#include <pbtree/index_file.h>
 
 namespace pbtree {
 
@@ -34,12 +34,13 @@ void BatchMerge::duplicate_pair(size_t i) const {
 void BatchMerge::duplicate_value(size_t i, uint64_t existing) const {
   const std::string value = key_value_text(t.def_, key(i));
   throw DuplicateKeyError(
-      fmt::format("unique index {}: value {} already exists (record {}) (entry {})",
-                  t.def_.name, value, existing, tag(i)),
+      fmt::format("unique index {}: value {} already exists (record {}) (entry {})", t.def_.name,
+                  value, existing, tag(i)),
       t.def_.name, value, existing, 0, tag(i));
 }
 
-IndexNode BatchMerge::node_key_at(const uint8_t* page, uint32_t offset, std::vector<uint8_t>& key) const {
+IndexNode BatchMerge::node_key_at(const uint8_t* page, uint32_t offset,
+                                  std::vector<uint8_t>& key) const {
   IndexNode n = node_with_key(page, ps, offset, key);
   if (n.is_end_bucket()) {
     if (n.prefix > key.size()) corrupt_page(page, "END_BUCKET prefix beyond the last key");
@@ -48,8 +49,9 @@ IndexNode BatchMerge::node_key_at(const uint8_t* page, uint32_t offset, std::vec
   return n;
 }
 
-uint32_t BatchMerge::descend(std::span<const uint8_t> key, uint64_t recno, std::vector<uint32_t>& path,
-                 bool& bounded, std::vector<uint8_t>& bound, uint64_t& bound_recno) {
+uint32_t BatchMerge::descend(std::span<const uint8_t> key, uint64_t recno,
+                             std::vector<uint32_t>& path, bool& bounded,
+                             std::vector<uint8_t>& bound, uint64_t& bound_recno) {
   bounded = false;
   return descend_for_write(t, path, [&](const uint8_t* d) {
     PageFind f = find_in_page(d, ps, key, desc, recno, FindMode::UpperBound);
@@ -152,7 +154,8 @@ std::vector<BatchMerge::Run> BatchMerge::make_runs(std::vector<Touched>& touched
           bool bounded = false;
           uint64_t bound_recno = 0;
           if (descend(first, f.recno, r.path, bounded, bound, bound_recno) != left) {
-            throw CorruptError(fmt::format("page {}: left sibling not reached from the root", left));
+            throw CorruptError(
+                fmt::format("page {}: left sibling not reached from the root", left));
           }
           r.pages = {left, tl.page};
           r.begin = tl.begin;

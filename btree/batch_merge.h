@@ -5,6 +5,8 @@
 // parent pages holding the runs' separators, level by level up to the root. Not installed.
 #pragma once
 
+#include <pbtree/index_file.h>
+
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -16,7 +18,6 @@
 #include "btree/btree.h"
 #include "btree/leaf_run_builder.h"
 #include "node/page_image.h"
-#include <pbtree/index_file.h>
 
 namespace pbtree {
 
@@ -107,9 +108,12 @@ struct BatchMerge {
     std::vector<uint32_t> old;
     uint32_t left0, right;
     std::function<void(size_t)> before_overwrite;  // old[i] is about to be overwritten
-    RunWriter(BatchMerge& merge, std::vector<uint32_t> old_pages, uint32_t left, uint32_t right_page,
-              std::function<void(size_t)> hook)
-        : m(merge), old(std::move(old_pages)), left0(left), right(right_page),
+    RunWriter(BatchMerge& merge, std::vector<uint32_t> old_pages, uint32_t left,
+              uint32_t right_page, std::function<void(size_t)> hook)
+        : m(merge),
+          old(std::move(old_pages)),
+          left0(left),
+          right(right_page),
           before_overwrite(std::move(hook)) {}
     size_t next_old = 1;
     bool last_used = false;

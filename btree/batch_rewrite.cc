@@ -96,8 +96,9 @@ void BatchMerge::release(const std::vector<uint32_t>& pages) {
   }
 }
 
-BatchMerge::Change BatchMerge::change_of(const std::vector<uint32_t>& path, const std::vector<uint32_t>& old,
-                 std::vector<PageEntry>& written) {
+BatchMerge::Change BatchMerge::change_of(const std::vector<uint32_t>& path,
+                                         const std::vector<uint32_t>& old,
+                                         std::vector<PageEntry>& written) {
   Change c;
   c.path = path;
   c.anchor = old[0];
@@ -129,7 +130,8 @@ BatchMerge::Change BatchMerge::rewrite_leaves(const Run& r) {
     }
   };
   RunWriter w(*this, r.pages, left0, last.header.sibling, copy_upto);
-  LevelRunBuilder b(builder_options(0, true), [&w](LevelRunBuilder::Page&& p) { w.push(std::move(p)); });
+  LevelRunBuilder b(builder_options(0, true),
+                    [&w](LevelRunBuilder::Page&& p) { w.push(std::move(p)); });
   size_t bi = r.begin;
   std::vector<uint8_t> k;
   for (size_t pi = 0; pi < r.pages.size(); ++pi) {
@@ -143,7 +145,8 @@ BatchMerge::Change BatchMerge::rewrite_leaves(const Run& r) {
     k.clear();
     IndexNode n = decode_node(d, limit, first_node(d), true, nullptr);
     while (!n.is_marker()) {
-      if (n.prefix > k.size()) corrupt_page(d, fmt::format("node at offset {}: bad prefix", n.offset));
+      if (n.prefix > k.size())
+        corrupt_page(d, fmt::format("node at offset {}: bad prefix", n.offset));
       append_suffix(k, n.prefix, n.data, n.length);
       for (; bi < r.end && compare_entry(key(bi), recno(bi), k, n.recno, desc) < 0; ++bi) {
         b.add(key(bi), recno(bi), 0);
@@ -158,10 +161,11 @@ BatchMerge::Change BatchMerge::rewrite_leaves(const Run& r) {
   return change_of(r.path, r.pages, w.out);
 }
 
-std::vector<PageEntry> BatchMerge::rewrite_nonleaf(uint8_t level, const std::vector<uint32_t>& pages,
-                                       const std::vector<PageEntry>& entries,
-                                       const std::optional<PageEntry>& end, uint32_t left0,
-                                       uint32_t right, bool root) {
+std::vector<PageEntry> BatchMerge::rewrite_nonleaf(uint8_t level,
+                                                   const std::vector<uint32_t>& pages,
+                                                   const std::vector<PageEntry>& entries,
+                                                   const std::optional<PageEntry>& end,
+                                                   uint32_t left0, uint32_t right, bool root) {
   std::vector<LevelRunBuilder::Page> built;
   auto build = [&](bool nonleaf_free) {
     built.clear();
@@ -178,7 +182,8 @@ std::vector<PageEntry> BatchMerge::rewrite_nonleaf(uint8_t level, const std::vec
   return std::move(w.out);
 }
 
-std::vector<BatchMerge::Change> BatchMerge::apply(uint8_t level, std::vector<Change>& changes, bool top) {
+std::vector<BatchMerge::Change> BatchMerge::apply(uint8_t level, std::vector<Change>& changes,
+                                                  bool top) {
   std::vector<Change> next;
   size_t ci = 0;
   while (ci < changes.size()) {
@@ -203,7 +208,8 @@ std::vector<BatchMerge::Change> BatchMerge::apply(uint8_t level, std::vector<Cha
       for (PageEntry& e : img.entries) {
         if (removed != nullptr && ri < removed->size()) {
           if (e.page_number != (*removed)[ri]) {
-            throw CorruptError(fmt::format("page {}: pointer to page {} not after its left sibling's", p, (*removed)[ri]));
+            throw CorruptError(fmt::format(
+                "page {}: pointer to page {} not after its left sibling's", p, (*removed)[ri]));
           }
           ++ri;
           continue;
@@ -220,13 +226,15 @@ std::vector<BatchMerge::Change> BatchMerge::apply(uint8_t level, std::vector<Cha
       end = std::move(img.end_bucket);
       right = img.header.sibling;
       if (removed == nullptr || ri == removed->size()) break;
-      if (right == 0) throw CorruptError(fmt::format("page {}: children missing at level {}", p, level));
+      if (right == 0)
+        throw CorruptError(fmt::format("page {}: children missing at level {}", p, level));
       p = right;
     }
     if (ci == first_ci) {
       std::string seen;
       for (const PageEntry& e : out) seen += fmt::format(" {}", e.page_number);
-      throw CorruptError(fmt::format("page {} (level {}): no pointer to page {}; pointers{}", start, level, changes[ci].anchor, seen));
+      throw CorruptError(fmt::format("page {} (level {}): no pointer to page {}; pointers{}", start,
+                                     level, changes[ci].anchor, seen));
     }
     std::vector<PageEntry> written = rewrite_nonleaf(level, pages, out, end, left0, right, top);
     Change c = change_of(gpath, pages, written);

@@ -8,14 +8,19 @@
 // table (node/route_table.h), and validate every step against the page latch's count of
 // exclusive holds (optimistic latches, btree/tree.cc); they latch leaves shared, and fall back
 // to crabbing with shared latches (parent held until the child is latched) on a page whose
-// table is stale or after repeated failed validations. They move right when a target lies beyond a page's END_BUCKET copy (a split not yet posted to
-// the parent); descending cursors re-validate the left sibling (its right link must still be
-// the page they left) or re-seek. The writer latches every page it changes exclusively, taking
-// several only left to right at one level, never a parent while holding a child.
-// Pages leaving the tree get the btr_released flag (0x20 in byte 1) before their parent
-// pointer goes, so a reader that reaches one restarts from the root; they go back to the
-// allocator at the end of the operation.
+// table is stale or after repeated failed validations. They move right when a target lies beyond a
+// page's END_BUCKET copy (a split not yet posted to the parent); descending cursors re-validate the
+// left sibling (its right link must still be the page they left) or re-seek. The writer latches
+// every page it changes exclusively, taking several only left to right at one level, never a parent
+// while holding a child. Pages leaving the tree get the btr_released flag (0x20 in byte 1) before
+// their parent pointer goes, so a reader that reaches one restarts from the root; they go back to
+// the allocator at the end of the operation.
 #pragma once
+
+#include <pbtree/keys.h>
+#include <pbtree/search.h>
+#include <pbtree/stats.h>
+#include <pbtree/types.h>
 
 #include <algorithm>
 #include <atomic>
@@ -29,21 +34,16 @@
 #include <utility>
 #include <vector>
 
-#include <pbtree/search.h>
-#include <pbtree/stats.h>
-#include <pbtree/types.h>
-
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include <pbtree/keys.h>
 #include "page/buffer_pool.h"
 
 namespace pbtree {
 
-class EntryBatch;  // <pbtree/index_file.h>
+class EntryBatch;    // <pbtree/index_file.h>
 struct WriterCache;  // btree/leaf_writer.h
 struct TreeWriter;   // btree/tree_internal.h
 /// Where B-tree pages come from and go to.

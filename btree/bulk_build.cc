@@ -125,8 +125,8 @@ void FastLoader::add_node(uint32_t level_no, std::span<const uint8_t> key, uint6
     // The last node written becomes the END_BUCKET copy of the next page's first node.
     split = true;
     b.end_bucket();
-    const std::span<const uint8_t> sep = b.separator(
-        policy_.truncate_separators && leaf && !options_.descending, sep_recno);
+    const std::span<const uint8_t> sep =
+        b.separator(policy_.truncate_separators && leaf && !options_.descending, sep_recno);
     sep_key.assign(sep.begin(), sep.end());
     old_page = level.page_no;
     new_page = take_page();

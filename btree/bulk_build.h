@@ -17,6 +17,8 @@
 // record number is then 0), upper-level splits send their separators up unchanged.
 #pragma once
 
+#include <pbtree/index_file.h>
+
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -29,7 +31,6 @@
 #include "node/page_builder.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include <pbtree/index_file.h>
 
 namespace pbtree {
 

@@ -8,11 +8,10 @@
 // same PageBuilder calls with a page buffer, then handed to the sink in page order from the
 // calling thread. Block boundaries and thread
 // count never change a byte: every decision is a function of the sorted entries alone.
+#include <fmt/format.h>
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
@@ -116,8 +115,7 @@ uint32_t FastLoader::build(const EntryBatch& sorted) {
         w.place_first(in.key(p.start), in.recno(p.start), 0);
         for (size_t i = p.start + 1; i < p.end; ++i) {
           const uint32_t prefix = w.prefix(in.key(i));
-          w.place(in.key(i), in.recno(i), 0, prefix,
-                  w.fit_size(in.key(i), in.recno(i), 0, prefix),
+          w.place(in.key(i), in.recno(i), 0, prefix, w.fit_size(in.key(i), in.recno(i), 0, prefix),
                   !(i == p.start + 1 && p.start != 0));
         }
         if (!p.last) {

@@ -1,15 +1,14 @@
 // Cursor: forward scans decoding ahead under one latch hold per batch, bounds and prefix
 // checks, re-seek when a leaf changed (design at the top of btree/btree.h); backward scans are
 // in btree/cursor_backward.cc.
-#include "btree/cursor_backward.h"
-#include "btree/tree_internal.h"
-#include "node/node_inline.h"
-#include "node/page_directory.h"
-
 #include <cstring>
 #include <thread>
 
+#include "btree/cursor_backward.h"
+#include "btree/tree_internal.h"
 #include "btree/walk_bound.h"
+#include "node/node_inline.h"
+#include "node/page_directory.h"
 
 namespace pbtree {
 
@@ -239,8 +238,7 @@ struct CursorOps {
     while (f.beyond_end_bucket) {
       bound.step(cur.data(), cur.ref().page_no(), "the right sibling chain loops back");
       move_right(t, cur);
-      f = find_in_frame(cur.ref(), key, t.def_.descending, recno,
-                       FindMode::LowerBound);
+      f = find_in_frame(cur.ref(), key, t.def_.descending, recno, FindMode::LowerBound);
     }
     if (!land_found(c, cur, f, key)) land_forward(c, cur, f.offset, false, false);
   }

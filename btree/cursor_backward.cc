@@ -38,8 +38,7 @@ bool CursorBackward::fill_backward(Cursor& c, ReadLatch& cur, uint32_t boundary)
       uint32_t here = cur.ref().page_no();
       cur.reset();  // never latch right to left while holding a latch
       if (left == here) {
-        throw CorruptError(
-            fmt::format("page {} (b-tree): left sibling is the page itself", here));
+        throw CorruptError(fmt::format("page {} (b-tree): left sibling is the page itself", here));
       }
       ReadLatch l(t.pool_.pin(left));
       if (!live_btree_page(l.data(), 0) || BtreePage(l.data()).sibling() != here) {
@@ -121,8 +120,7 @@ void CursorBackward::seek_backward(Cursor& c, std::span<const uint8_t> key, uint
     while (f.beyond_end_bucket) {
       bound.step(cur.data(), cur.ref().page_no(), "the right sibling chain loops back");
       pbtree::move_right(t.pool_, cur);
-      f = find_in_frame(cur.ref(), key, t.def_.descending, recno,
-                       FindMode::LowerBound);
+      f = find_in_frame(cur.ref(), key, t.def_.descending, recno, FindMode::LowerBound);
     }
     if (fill_backward(c, cur, f.offset)) return;
     std::this_thread::yield();  // fill_backward released `cur` and counts the re-seeks

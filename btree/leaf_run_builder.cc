@@ -8,8 +8,8 @@ namespace pbtree {
 
 LevelRunBuilder::LevelRunBuilder(const Options& options, PageSink sink)
     : o_(options),
-      truncate_(FastLoader::fill_policy(options.layout).truncate_separators &&
-                options.level == 0 && !options.descending),
+      truncate_(FastLoader::fill_policy(options.layout).truncate_separators && options.level == 0 &&
+                !options.descending),
       sink_(std::move(sink)),
       builder_(options.page_size, options.jump_interval, options.layout, options.level == 0) {
   builder_.set_limit(FastLoader::fill_limit(options.layout, options.page_size, options.level == 0,

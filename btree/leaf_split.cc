@@ -33,8 +33,8 @@ uint32_t relaid_length(const uint8_t* d, uint32_t ps, const BtreeHeader& h, cons
 // in its frame, the page then having the bytes TreeWriter::store gives it (jump table by
 // encode_page's rule). Returns false, nothing changed, when store would split the page (or it
 // does not look as expected): the general path then runs.
-bool append_separator(BufferPool& pool, WriterCache& c, uint32_t parent,
-                      uint32_t child, const PageEntry& sep, bool descending) {
+bool append_separator(BufferPool& pool, WriterCache& c, uint32_t parent, uint32_t child,
+                      const PageEntry& sep, bool descending) {
   const uint32_t ps = pool.page_size();
   PageRef ref = pool.pin(parent);
   const uint8_t* d = ref.data();
@@ -55,8 +55,10 @@ bool append_separator(BufferPool& pool, WriterCache& c, uint32_t parent,
   const uint32_t n_size = encode_node(h.layout, nf, false, &ctx, nb);
   nb[n_size] = d[x.offset];
   const EditNode en[2] = {{n_size, pn, key, true}, {1, 0, {}, false}};
-  const LeafEdit e{x.offset, 1, std::span<const uint8_t>(nb, n_size + 1), en, 0, 0, pn, false,
-                   writer_directory(ref), true};
+  const LeafEdit e{x.offset, 1,     std::span<const uint8_t>(nb, n_size + 1),
+                   en,       0,     0,
+                   pn,       false, writer_directory(ref),
+                   true};
   const LeafEditScratch s = c.edit_scratch();
   LeafEditPlan plan;
   const uint32_t len = relaid_length(d, ps, h, e, s, plan);
@@ -75,8 +77,7 @@ bool append_separator(BufferPool& pool, WriterCache& c, uint32_t parent,
 }  // namespace
 
 void LeafWriter::send_separator_up(BTree& t, WriterCache& c, uint32_t leaf, PageEntry sep,
-                                   std::span<const uint8_t> key, uint64_t recno,
-                                   bool try_append) {
+                                   std::span<const uint8_t> key, uint64_t recno, bool try_append) {
   TreeWriter w(t);
   if (leaf == t.root()) {
     w.new_root(0, leaf, std::move(sep));
@@ -93,9 +94,9 @@ void LeafWriter::send_separator_up(BTree& t, WriterCache& c, uint32_t leaf, Page
   w.finish();
 }
 
-bool LeafWriter::split_append(BTree& t, WriterCache& c, PageRef& ref,
-                              std::span<const uint8_t> key, uint64_t recno, uint32_t pn,
-                              const NodeContext& ctx, const LeafEdit& append) {
+bool LeafWriter::split_append(BTree& t, WriterCache& c, PageRef& ref, std::span<const uint8_t> key,
+                              uint64_t recno, uint32_t pn, const NodeContext& ctx,
+                              const LeafEdit& append) {
   const uint32_t ps = t.pool_.page_size();
   const uint32_t leaf = c.rm_leaf;
   const uint8_t* d = ref.data();
@@ -119,8 +120,16 @@ bool LeafWriter::split_append(BTree& t, WriterCache& c, PageRef& ref,
   const NodeFields ef{NodeKind::EndBucket, recno, 0, pn, key.subspan(pn)};
   const uint32_t eb_size = encode_node(layout, ef, true, &ctx, eb);
   const EditNode en[1] = {{eb_size, pn, key, false}};
-  const LeafEdit left{append.pos, append.old_len, std::span<const uint8_t>(eb, eb_size), en, 0,
-                      0, pn, append.rule_prefix, append.dir, true};
+  const LeafEdit left{append.pos,
+                      append.old_len,
+                      std::span<const uint8_t>(eb, eb_size),
+                      en,
+                      0,
+                      0,
+                      pn,
+                      append.rule_prefix,
+                      append.dir,
+                      true};
   LeafEditPlan plan;
   if (relaid_length(d, ps, h, left, s, plan) == 0) return false;  // the middle split then
 

@@ -20,11 +20,11 @@ namespace {
 struct JumpBuilder {
   explicit JumpBuilder(uint32_t interval, uint8_t* out) : plan(interval), out(out) {}
   JumpPlan plan;
-  uint8_t* out;          // jump nodes, offsets patched by finish()
-  uint32_t size = 0;     // bytes
+  uint8_t* out;       // jump nodes, offsets patched by finish()
+  uint32_t size = 0;  // bytes
   uint32_t count = 0;
-  uint32_t rels[255];    // target node, bytes into the node area
-  uint32_t fields[255];  // offset field of each jump node in `out`
+  uint32_t rels[255];                    // target node, bytes into the node area
+  uint32_t fields[255];                  // offset field of each jump node in `out`
   std::vector<uint8_t>* prev = nullptr;  // the previous jump key
 
   // Node `rel` bytes into the node area, an entry if `entry`, full key `key` (its first
@@ -43,7 +43,8 @@ struct JumpBuilder {
   // Patches the target offsets once the node area's start (39 + size) is known.
   void finish() {
     const uint32_t first = kBtreeHeaderSize + size;
-    for (uint32_t i = 0; i < count; ++i) put_u16(out + fields[i], static_cast<uint16_t>(first + rels[i]));
+    for (uint32_t i = 0; i < count; ++i)
+      put_u16(out + fields[i], static_cast<uint16_t>(first + rels[i]));
   }
 };
 
@@ -117,7 +118,7 @@ bool LeafWriter::split_middle(BTree& t, WriterCache& c, PageRef& ref, uint32_t l
   // Pass 2: full keys along the nodes; the jump tables of the whole page (for its length),
   // of the left half (the whole page's targets before s) and of the right half.
   const LeafEditScratch sc = c.edit_scratch();
-  uint8_t* left = sc.copy;    // page images, page_size bytes each
+  uint8_t* left = sc.copy;  // page images, page_size bytes each
   uint8_t* right = sc.page;
   std::vector<uint8_t>& cur = c.split_cur;
   std::vector<uint8_t>& key_s = c.split_key;
@@ -135,8 +136,8 @@ bool LeafWriter::split_middle(BTree& t, WriterCache& c, PageRef& ref, uint32_t l
   cur.clear();
   uint32_t left_prefix = 0, right_prefix = 0;
   uint64_t recno_s = 0;
-  uint32_t s_size = 0;    // node s coded explicit (prefix 0), the right half's first node
-  int64_t r_shift = 0;    // right-half offset = area offset - offs[s] + r_shift
+  uint32_t s_size = 0;     // node s coded explicit (prefix 0), the right half's first node
+  int64_t r_shift = 0;     // right-half offset = area offset - offs[s] + r_shift
   bool whole_fits = true;  // the whole page's jump table still within a page
   for (size_t i = 0; i < count; ++i) {
     const IndexNode n = decode_node(p, limit, offs[i], true);

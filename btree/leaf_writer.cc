@@ -17,7 +17,9 @@
 namespace pbtree {
 
 WriterCache::WriterCache(uint32_t ps)
-    : scratch(leaf_edit_scratch_size(ps)), nodes(size_t{ps} * 2), page_size(ps),
+    : scratch(leaf_edit_scratch_size(ps)),
+      nodes(size_t{ps} * 2),
+      page_size(ps),
       split_page(size_t{ps} * 2) {
   prev_key.reserve(ps);
   x_key.reserve(ps);
@@ -54,12 +56,14 @@ void apply_latched(PageRef& ref, const LeafEdit& e, const LeafEditPlan& plan,
   std::unique_lock lock(ref.latch());
   // The directory if current before the change (mark_dirty bumps the version).
   PageDirectory* dir = ins != nullptr || rem != nullptr ? writer_directory(ref) : nullptr;
-  const int64_t shift = plan.rebuild ? int64_t{plan.new_jump_size} - BtreePage(ref.data()).jump_size() : 0;
+  const int64_t shift =
+      plan.rebuild ? int64_t{plan.new_jump_size} - BtreePage(ref.data()).jump_size() : 0;
   apply_leaf_edit(ref.data(), e, plan, s);
   ref.mark_dirty();
   const int64_t delta = int64_t(e.bytes.size()) - e.old_len;
   if (dir != nullptr && ins != nullptr) {
-    dir->note_insert(ref.data(), e.pos, ins->size, delta, shift, ins->key, ins->recno, ref.version());
+    dir->note_insert(ref.data(), e.pos, ins->size, delta, shift, ins->key, ins->recno,
+                     ref.version());
   } else if (dir != nullptr) {
     dir->note_remove(ref.data(), e.pos, rem->next_offset, delta, shift, rem->prev, ref.version());
   }
@@ -129,8 +133,8 @@ uint64_t LeafWriter::splits(const BTree& t) {
 }
 
 // The leaf for (key, recno) without a path (no allocation); 0 if a page does not look right.
-static uint32_t descend_leaf(BTree& t, std::span<const uint8_t> key,
-                             uint64_t recno, bool descending) {
+static uint32_t descend_leaf(BTree& t, std::span<const uint8_t> key, uint64_t recno,
+                             bool descending) {
   uint32_t p = t.root();
   int expect = -1;
   for (;;) {
@@ -150,7 +154,8 @@ static uint32_t descend_leaf(BTree& t, std::span<const uint8_t> key,
       rt = frame_route_table(ref.frame());
     }
     RouteStep st;
-    if (rt != nullptr && rt->route(ref.version(), key, descending, recno, st) && st.level == level) {
+    if (rt != nullptr && rt->route(ref.version(), key, descending, recno, st) &&
+        st.level == level) {
       if (st.sibling) return 0;
       p = st.next;
       expect = level - 1;
@@ -164,7 +169,7 @@ static uint32_t descend_leaf(BTree& t, std::span<const uint8_t> key,
     if (f.beyond_end_bucket) return 0;
     const bool at_prev = f.prev_offset != 0;
     IndexNode n = decode_node_quick(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset,
-                                   false, at_prev ? f.prev_context() : f.offset_context());
+                                    false, at_prev ? f.prev_context() : f.offset_context());
     if (n.is_marker()) return 0;
     p = n.page_number;
     expect = level - 1;
@@ -187,8 +192,7 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
     const BtreePage bp(d);
     bool valid = ref.version() == c.rm_version && bp.live(0) && bp.sibling() == 0 &&
                  bp.length() == c.rm_length && bp.layout() == layout &&
-                 c.rm_last_offset + 1 < c.rm_length &&
-                 d[c.rm_length - 1] == end_level_byte(layout);
+                 c.rm_last_offset + 1 < c.rm_length && d[c.rm_length - 1] == end_level_byte(layout);
     if (valid && layout == NodeLayout::Firebird) {
       IndexNode last = decode_node_quick(d, c.rm_length, c.rm_last_offset, true);
       valid = !last.is_marker() && last.end() == c.rm_length - 1u &&
@@ -206,8 +210,15 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
         const uint32_t n_size = encode_node(layout, nf, true, &ctx, nb);
         nb[n_size] = d[end_pos];
         const EditNode en[2] = {{n_size, pn, key, true}, {1, 0, {}, false}};
-        const LeafEdit e{end_pos, 1, std::span<const uint8_t>(nb, n_size + 1), en, 0, 0, pn,
-                         c.rm_in_rule, writer_directory(ref)};
+        const LeafEdit e{end_pos,
+                         1,
+                         std::span<const uint8_t>(nb, n_size + 1),
+                         en,
+                         0,
+                         0,
+                         pn,
+                         c.rm_in_rule,
+                         writer_directory(ref)};
         // End-of-page reserve (firebird-format.md §2.9): else the rightmost split runs.
         const int64_t limit = int64_t{ps} - 6 - int64_t(key.size());
         if (int64_t{c.rm_length} + n_size > limit) {
@@ -297,18 +308,23 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
     nb[n_size] = d[x.offset];
   } else {
     px = static_cast<uint32_t>(common_prefix(key, c.x_key));
-    const bool explicit_form = layout == NodeLayout::Compact &&
-                               (x.is_end_bucket() || is_jump_target(d, x.offset));
+    const bool explicit_form =
+        layout == NodeLayout::Compact && (x.is_end_bucket() || is_jump_target(d, x.offset));
     const NodeContext nctx{static_cast<uint32_t>(key.size()), recno};
     const NodeFields xf{x.is_end_bucket() ? NodeKind::EndBucket : NodeKind::Entry, x.recno, 0, px,
                         std::span<const uint8_t>(c.x_key).subspan(px)};
     x_size = encode_node(layout, xf, true, explicit_form ? nullptr : &nctx, nb + n_size);
   }
-  const EditNode en[2] = {{n_size, pn, key, true},
-                          {x_size, px, c.x_key, !x.is_marker()}};
-  const LeafEdit e{x.offset, x.size, std::span<const uint8_t>(nb, n_size + x_size), en,
-                   px != x.prefix ? x.offset : 0u, 0,
-                   int64_t{pn} + px - int64_t{x.prefix}, false, writer_directory(ref)};
+  const EditNode en[2] = {{n_size, pn, key, true}, {x_size, px, c.x_key, !x.is_marker()}};
+  const LeafEdit e{x.offset,
+                   x.size,
+                   std::span<const uint8_t>(nb, n_size + x_size),
+                   en,
+                   px != x.prefix ? x.offset : 0u,
+                   0,
+                   int64_t{pn} + px - int64_t{x.prefix},
+                   false,
+                   writer_directory(ref)};
   // A node that becomes the last one leaves the end-of-page reserve (§2.9) free.
   const int64_t limit = x.is_marker() ? int64_t{ps} - 6 - int64_t(key.size()) : int64_t{ps};
   if (int64_t{h.length} + n_size + x_size - x.size > limit) {
@@ -318,7 +334,8 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
   const InsertedNode ins{n_size, key, recno};
   const PageEdit done = edit_page(ref, ps, e, plan, s, static_cast<uint32_t>(limit), &ins);
   if (done == PageEdit::None) return !x.is_marker() && split_middle(t, c, ref, leaf, e, key, recno);
-  if (done == PageEdit::InPlace && h.sibling == 0 && x.is_end_level()) {  // appended to the rightmost leaf: cache it
+  if (done == PageEdit::InPlace && h.sibling == 0 &&
+      x.is_end_level()) {  // appended to the rightmost leaf: cache it
     c.rm_leaf = leaf;
     c.rm_version = ref.version();
     c.rm_length = plan.new_length;

@@ -35,16 +35,16 @@ struct WriterCache {
   /// rule_prefix): true after a jump-table regeneration or with no jump node, and kept by
   /// appends at the end, which change no node before the targets.
   bool rm_in_rule = false;
-  uint64_t appends = 0;         ///< inserts served by the cache (tests)
-  uint64_t splits = 0;          ///< rightmost splits of LeafWriter::split_append (tests)
+  uint64_t appends = 0;  ///< inserts served by the cache (tests)
+  uint64_t splits = 0;   ///< rightmost splits of LeafWriter::split_append (tests)
   // LeafWriter::split_middle: the page with the insert (2 × page_size), its entries' offsets
   // and key lengths, key buffers and the three jump tables' previous jump keys.
   std::vector<uint8_t> split_page;
   std::vector<uint32_t> split_offsets, split_key_lengths;
   std::vector<uint8_t> split_cur, split_key;
   std::vector<uint8_t> split_jump_keys[3];
-  uint64_t middle_splits = 0;   ///< splits done by LeafWriter::split_middle (tests)
-  bool stream_splits = true;    ///< false: every split through TreeWriter::split (tests)
+  uint64_t middle_splits = 0;  ///< splits done by LeafWriter::split_middle (tests)
+  bool stream_splits = true;   ///< false: every split through TreeWriter::split (tests)
 };
 
 /// How edit_page changed a page.
@@ -60,8 +60,8 @@ PageEdit edit_page(PageRef& ref, uint32_t page_size, const LeafEdit& e, LeafEdit
 
 /// The inserted node of an edit, for the page directory's maintenance.
 struct InsertedNode {
-  uint32_t size = 0;              ///< encoded bytes (the edit's first node)
-  std::span<const uint8_t> key;   ///< full key
+  uint32_t size = 0;             ///< encoded bytes (the edit's first node)
+  std::span<const uint8_t> key;  ///< full key
   uint64_t recno = 0;
 };
 /// edit_page for an insert: a current directory of the page (PageDirectory::note_insert) is
@@ -103,8 +103,8 @@ struct LeafWriter {
   /// from the node bytes, the separator sent up by the general path. Returns false, nothing
   /// changed, when the general path would do otherwise (or c.stream_splits is off). Throws
   /// CorruptError on a damaged page or parent level.
-  static bool split_middle(BTree& t, WriterCache& c, PageRef& ref, uint32_t leaf,
-                           const LeafEdit& e, std::span<const uint8_t> key, uint64_t recno);
+  static bool split_middle(BTree& t, WriterCache& c, PageRef& ref, uint32_t leaf, const LeafEdit& e,
+                           std::span<const uint8_t> key, uint64_t recno);
   /// After split_append or split_middle: sends `sep` (the new right page's separator) up from
   /// leaf `leaf` as TreeWriter::split does (a new root, or an insert into the parent found
   /// along the descent for (key, recno)); with `try_append`, first as an append at the end of

@@ -6,9 +6,9 @@
 
 #include <vector>
 
+#include "btree/tree_walk.h"
 #include "node/btree_page.h"
 #include "node/node.h"
-#include "btree/tree_walk.h"
 
 namespace pbtree {
 
@@ -53,11 +53,14 @@ TreeShape analyze_tree_shape(const BtreePageReader& read, uint32_t root_page, ui
       ctx = context_after(n);
       if (n.is_marker()) break;
       if (n.prefix > key_length) {
-        corrupt_btree_page(p, fmt::format("node at offset {}: prefix beyond the previous key", n.offset));
+        corrupt_btree_page(
+            p, fmt::format("node at offset {}: prefix beyond the previous key", n.offset));
       }
       const uint32_t full = n.prefix + n.length;
-      if (n.length > 0) key_is_ff = full == 1 && n.data[n.length - 1] == 0xFF;
-      else if (full != key_length) key_is_ff = false;
+      if (n.length > 0)
+        key_is_ff = full == 1 && n.data[n.length - 1] == 0xFF;
+      else if (full != key_length)
+        key_is_ff = false;
       if (leaf && (descending ? (full == 1 && key_is_ff) : full == 0)) ++shape.null_entries;
       key_length = full;
       ++ls.nodes;

@@ -16,19 +16,19 @@ namespace pbtree {
 struct LevelStats {
   uint32_t level = 0;
   uint64_t pages = 0;
-  uint64_t nodes = 0;           ///< entries, END markers excluded
-  double avg_fill = 0;          ///< mean of (btr_length - h) / (page_size - h), 0..1
-  double avg_node_length = 0;   ///< bytes, encoded node incl. record number (and child page)
-  uint64_t unused_bytes = 0;    ///< sum of page_size - btr_length
+  uint64_t nodes = 0;          ///< entries, END markers excluded
+  double avg_fill = 0;         ///< mean of (btr_length - h) / (page_size - h), 0..1
+  double avg_node_length = 0;  ///< bytes, encoded node incl. record number (and child page)
+  uint64_t unused_bytes = 0;   ///< sum of page_size - btr_length
 };
 
 /// The whole tree's extra figures.
 struct TreeShape {
-  std::vector<LevelStats> levels;     ///< root level first
-  uint64_t leaves_out_of_order = 0;   ///< leaves (after the first) whose page number is
-                                      ///< below the previous leaf's in key order
-  uint64_t null_entries = 0;          ///< leaf entries with the NULL key of a single
-                                      ///< segment (empty ascending, FF descending)
+  std::vector<LevelStats> levels;    ///< root level first
+  uint64_t leaves_out_of_order = 0;  ///< leaves (after the first) whose page number is
+                                     ///< below the previous leaf's in key order
+  uint64_t null_entries = 0;         ///< leaf entries with the NULL key of a single
+                                     ///< segment (empty ascending, FF descending)
 };
 
 /// Walks every level under `root_page` along first nodes and right siblings (TreeWalk,

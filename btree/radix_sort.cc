@@ -15,7 +15,7 @@ namespace pbtree {
 namespace {
 
 struct Rec {
-  uint64_t word;  // key bytes [offset, offset + 8), big-endian, padded
+  uint64_t word;   // key bytes [offset, offset + 8), big-endian, padded
   uint64_t index;  // into items
 };
 static_assert(sizeof(Rec) == 16);
@@ -26,7 +26,9 @@ constexpr size_t kParallelPart = 65536;  // fewest records per slice of the para
 class Sorter {
  public:
   Sorter(EntryBatch& entries, bool descending)
-      : entries_(entries), items_(entries.items()), desc_(descending),
+      : entries_(entries),
+        items_(entries.items()),
+        desc_(descending),
         pad_(descending ? 0xFF : 0x00) {}
 
   void run() {
@@ -47,8 +49,9 @@ class Sorter {
       // depend on the number of parts).
       std::vector<size_t> cut(parts + 1);
       for (size_t p = 0; p <= parts; ++p) cut[p] = n * p / parts;
-      tbb::parallel_for(size_t{0}, parts,
-                        [&](size_t p) { sort_range(recs.data() + cut[p], cut[p + 1] - cut[p], 0); });
+      tbb::parallel_for(size_t{0}, parts, [&](size_t p) {
+        sort_range(recs.data() + cut[p], cut[p + 1] - cut[p], 0);
+      });
       // Each record's word set to its key's first 8 bytes again (the MSD steps left deeper
       // words), so most comparisons of the merges end on the words; equal words (keys that
       // agree on 8 padded bytes) take the full order.

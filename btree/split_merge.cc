@@ -1,11 +1,10 @@
 // Splits and merges of the writer (TreeWriter, btree/tree_internal.h): Firebird's rightmost
 // and middle split, new root, separator and END_BUCKET repair, merge / redistribute of
 // under-filled pages, root shrink, and the release of freed pages.
-#include "btree/tree_internal.h"
-
 #include <algorithm>
 #include <cstring>
 
+#include "btree/tree_internal.h"
 #include "btree/walk_bound.h"
 
 namespace pbtree {
@@ -264,7 +263,7 @@ uint32_t TreeWriter::read_left(uint32_t page_no) {
 // garbage-collection limit); returns false otherwise. With `force` (`right` is empty) a
 // result that does not fit is spread over both pages instead.
 bool TreeWriter::merge_pair(int level, uint32_t left, BtreePageImage& limg, uint32_t right,
-                BtreePageImage& rimg, bool force) {
+                            BtreePageImage& rimg, bool force) {
   BtreePageImage m = limg;
   m.entries.insert(m.entries.end(), rimg.entries.begin(), rimg.entries.end());
   m.end_bucket = rimg.end_bucket;
@@ -300,7 +299,7 @@ bool TreeWriter::merge_pair(int level, uint32_t left, BtreePageImage& limg, uint
 
 // `m` (left + right contents) does not fit one page: split it over `left` and `right`.
 void TreeWriter::redistribute(int level, uint32_t left, uint32_t right, BtreePageImage& m,
-                  const BtreePageImage& rimg) {
+                              const BtreePageImage& rimg) {
   size_t s = choose_split(m, level);
   if (s == 0) throw CorruptError("merge: cannot redistribute entries");
   auto [l, r] = halves(m, s);

@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <vector>
 
+#include "btree/tree_walk.h"
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include "btree/tree_walk.h"
 
 namespace pbtree {
 
@@ -64,8 +64,9 @@ IndexStats analyze_btree(const BtreePageReader& read, uint32_t root_page, uint32
         key.assign(n.data, n.data + n.length);
       } else {
         if (n.prefix > key.size()) {
-          corrupt_btree_page(p, fmt::format("node at offset {}: prefix {} exceeds previous key length {}",
-                                            n.offset, n.prefix, key.size()));
+          corrupt_btree_page(
+              p, fmt::format("node at offset {}: prefix {} exceeds previous key length {}",
+                             n.offset, n.prefix, key.size()));
         }
         dup = n.length == 0 && n.prefix == key.size();
         key.resize(n.prefix);

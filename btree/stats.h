@@ -3,10 +3,10 @@
 // figures (pages on every level, bytes per entry, mean leaf fill).
 #pragma once
 
+#include <pbtree/stats.h>
+
 #include <cstdint>
 #include <functional>
-
-#include <pbtree/stats.h>
 
 namespace pbtree {
 

@@ -1,23 +1,22 @@
 // BTree's construction and readers: the empty root, latch-coupled descent to a leaf or an edge
 // leaf (moving right past a split not yet posted) and the point lookup find(). Design at the
 // top of btree/btree.h.
-#include "btree/tree_internal.h"
+#include <cstring>
+#include <thread>
 
+#include "btree/tree_internal.h"
 #include "btree/walk_bound.h"
 #include "node/node_quick.h"
 #include "node/page_directory.h"
 #include "node/route_table.h"
-
-#include <cstring>
-#include <thread>
 
 namespace pbtree {
 
 void count_restart(int& restarts, const uint8_t* page) {
   if (++restarts > kMaxReaderRestarts) {
     corrupt_page(page, fmt::format("reached through a pointer, but not a live b-tree page of the "
-                              "expected level (level {}, {} restarts)",
-                              BtreePage(page).level(), kMaxReaderRestarts));
+                                   "expected level (level {}, {} restarts)",
+                                   BtreePage(page).level(), kMaxReaderRestarts));
   }
   // Give a writer in the middle of a split the CPU now and then; a yield on every restart made
   // a corrupt file's 10^4 restarts take seconds on a busy machine.
@@ -88,7 +87,9 @@ constexpr int kMaxOptimisticFailures = 4;
 thread_local uint64_t t_optimistic_steps = 0;
 }  // namespace
 
-uint64_t optimistic_descent_steps() { return t_optimistic_steps; }
+uint64_t optimistic_descent_steps() {
+  return t_optimistic_steps;
+}
 
 PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& found) const {
   int restarts = 0;
@@ -164,7 +165,8 @@ PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& f
       }
       const uint8_t* d = cur.data();
       const int level = BtreePage(d).level();
-      bound.step(d, cur.ref().page_no(), "the descent loops (right sibling chain or child pointers)");
+      bound.step(d, cur.ref().page_no(),
+                 "the descent loops (right sibling chain or child pointers)");
       if (level == 0) {
         found = find_in_frame(cur.ref(), key, def_.descending, recno, FindMode::LowerBound);
         return cur.release_pin_latched();
@@ -191,8 +193,8 @@ PageRef BTree::descend(std::span<const uint8_t> key, uint64_t recno, PageFind& f
         } else {
           const bool at_prev = f.prev_offset != 0;
           IndexNode n =
-              decode_node_quick(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset,
-                                false, at_prev ? f.prev_context() : f.offset_context());
+              decode_node_quick(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset, false,
+                                at_prev ? f.prev_context() : f.offset_context());
           if (n.is_marker()) {
             if (n.is_end_level()) corrupt_page(d, "non-leaf page without entries");
             next = BtreePage(d).sibling();
@@ -238,7 +240,8 @@ PageRef BTree::descend_edge(bool rightmost) const {
     for (;;) {
       const uint8_t* d = cur.data();
       const int level = BtreePage(d).level();
-      bound.step(d, cur.ref().page_no(), "the descent loops (right sibling chain or child pointers)");
+      bound.step(d, cur.ref().page_no(),
+                 "the descent loops (right sibling chain or child pointers)");
       if (rightmost && BtreePage(d).sibling() != 0) {
         ReadLatch next(pool_.pin(BtreePage(d).sibling()));
         cur = std::move(next);
@@ -301,7 +304,8 @@ IndexNode node_with_key(const uint8_t* page, uint32_t page_size, uint32_t offset
     ctx = context_after(n);
     have_ctx = true;
     if (n.is_marker()) return n;  // `key` stays the last real node's key
-    if (n.prefix > key.size()) corrupt_page(page, fmt::format("node at offset {}: bad prefix", pos));
+    if (n.prefix > key.size())
+      corrupt_page(page, fmt::format("node at offset {}: bad prefix", pos));
     append_suffix(key, n.prefix, n.data, n.length);
     if (pos >= offset) return n;
     pos = n.end();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fmt/format.h>
+#include <pbtree/keys.h>
 
 #include <cstdint>
 #include <span>
@@ -14,7 +15,6 @@
 
 #include "btree/btree.h"
 #include "btree/latch.h"
-#include <pbtree/keys.h>
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/leaf_edit.h"
@@ -37,10 +37,14 @@ constexpr int kMaxReaderRestarts = 10000;
 void count_restart(int& restarts, const uint8_t* page);
 
 // True if a page reached by a pointer is a live B-tree page of `level` (any if negative).
-inline bool live_btree_page(const uint8_t* page, int level) { return BtreePage(page).live(level); }
+inline bool live_btree_page(const uint8_t* page, int level) {
+  return BtreePage(page).live(level);
+}
 
 // Offset of the first node of `page`.
-inline uint32_t first_node(const uint8_t* page) { return BtreePage(page).first_node(); }
+inline uint32_t first_node(const uint8_t* page) {
+  return BtreePage(page).first_node();
+}
 
 constexpr uint32_t kToEnd = UINT32_MAX;
 

@@ -27,12 +27,12 @@ BtreeHeader TreeWalk::load(uint32_t page_no, int expected_level, uint32_t expect
   read_(page_no, page_.data());
   const BtreeHeader h = check_btree_header(page_.data(), page_size_);
   if (h.level != expected_level) {
-    corrupt_btree_page(page_no,
-                       fmt::format("level {} where level {} was expected", h.level, expected_level));
+    corrupt_btree_page(
+        page_no, fmt::format("level {} where level {} was expected", h.level, expected_level));
   }
   if (h.left_sibling != expected_left) {
-    corrupt_btree_page(page_no, fmt::format("left sibling {} where {} was expected",
-                                            h.left_sibling, expected_left));
+    corrupt_btree_page(page_no, fmt::format("left sibling {} where {} was expected", h.left_sibling,
+                                            expected_left));
   }
   return h;
 }

@@ -1,10 +1,10 @@
 // TreeWalk: the one walk over a whole B-tree, used by the gstat figures (btree/stats.cc) and
 // the per-level figures (btree/level_stats.cc) from its page images, for pbtree files and
 // Firebird databases alike (through a BtreePageReader); by child lists (by_children) by
-// BTree::verify (btree/verify.cc) and the CLI's verify (tools/cmd_verify.cc). Level by level from the root down,
-// each level left to right along the right siblings; the next level starts at the first
-// child of the level's first page. Every page is checked before it is visited: its number lies
-// in [2, page_count), it is reached once, its B-tree header is valid (check_btree_header), it
+// BTree::verify (btree/verify.cc) and the CLI's verify (tools/cmd_verify.cc). Level by level from
+// the root down, each level left to right along the right siblings; the next level starts at the
+// first child of the level's first page. Every page is checked before it is visited: its number
+// lies in [2, page_count), it is reached once, its B-tree header is valid (check_btree_header), it
 // has the level expected and its left sibling is the page before it (0 for the first); the
 // root has no siblings. Throws CorruptError "page N (b-tree): ..." on any of these.
 #pragma once

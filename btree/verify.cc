@@ -1,9 +1,9 @@
 // BTree::verify: the structural check of a whole tree, level by level and left to right
 // (TreeWalk::by_children: the pages in the order their parents list them).
+#include <shared_mutex>
+
 #include "btree/tree_internal.h"
 #include "btree/tree_walk.h"
-
-#include <shared_mutex>
 
 namespace pbtree {
 
@@ -23,7 +23,8 @@ TreeCheck BTree::verify() const {
     PageRef ref = pool_.pin(page_no);
     std::shared_lock l(ref.latch());
     const uint8_t* d = ref.data();
-    if (BtreePage(d).type() != static_cast<uint8_t>(PageType::Btree)) fail(page_no, "not a b-tree page");
+    if (BtreePage(d).type() != static_cast<uint8_t>(PageType::Btree))
+      fail(page_no, "not a b-tree page");
     if (BtreePage(d).released()) fail(page_no, "released page still in the tree");
     BtreePageImage img = decode_page(d, ps);  // checks nodes, jump nodes, END marker, length
     return img;
@@ -63,8 +64,7 @@ TreeCheck BTree::verify() const {
     }
     const int level = top - static_cast<int>(s.depth);
     const BtreeHeader& h = img.header;
-    if (h.level != level)
-      fail(page_no, fmt::format("level {} where {} expected", h.level, level));
+    if (h.level != level) fail(page_no, fmt::format("level {} where {} expected", h.level, level));
     if (h.layout != def_.layout) {
       fail(page_no, fmt::format("{} layout page in a {} layout index",
                                 h.layout == NodeLayout::Compact ? "compact" : "firebird",
@@ -115,8 +115,7 @@ TreeCheck BTree::verify() const {
         if (!e.key.empty() || e.recno != 0)
           fail(page_no, "first node of a leftmost non-leaf page is not degenerate");
       } else {
-        const PageEntry* before =
-            i > 0 ? &img.entries[i - 1] : (prev_last ? &*prev_last : nullptr);
+        const PageEntry* before = i > 0 ? &img.entries[i - 1] : (prev_last ? &*prev_last : nullptr);
         bool before_degenerate = level > 0 && k == 0 && i == 1;
         if (before && !before_degenerate &&
             compare_entry(before->key, before->recno, e.key, e.recno, desc) >= 0) {

@@ -8,11 +8,11 @@
 #pragma once
 
 #include <fmt/format.h>
+#include <pbtree/errors.h>
 
 #include <cstdint>
 #include <string>
 
-#include <pbtree/errors.h>
 #include "node/btree_page.h"
 #include "page/buffer_pool.h"
 #include "page/page_header.h"
@@ -51,10 +51,10 @@ class WalkBound {
                     const char* what, bool explain = true) {
     if (hops <= kFreeHops) return;
     if (hops > pool.pages_in_use() + 1) {
-      throw CorruptError(fmt::format("page {} ({}): {}{}", page_no, page_type_name(page_type_of(page)), what,
-                                     explain ? " (more moves along a level than the file has pages)"
-                                             : ""),
-                         "", page_no, page_type_name(page_type_of(page)));
+      throw CorruptError(
+          fmt::format("page {} ({}): {}{}", page_no, page_type_name(page_type_of(page)), what,
+                      explain ? " (more moves along a level than the file has pages)" : ""),
+          "", page_no, page_type_name(page_type_of(page)));
     }
   }
 

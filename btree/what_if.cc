@@ -5,6 +5,7 @@
 #include "btree/what_if.h"
 
 #include <fmt/format.h>
+#include <pbtree/keys.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -12,7 +13,6 @@
 #include "btree/btree.h"
 #include "btree/bulk_build.h"
 #include "btree/stats.h"
-#include <pbtree/keys.h>
 #include "util/bytes.h"
 
 namespace pbtree {

@@ -1,13 +1,13 @@
 // The tree writer's descent and leaf paths: remove in place (node/leaf_edit.h) or through the
 // page image, and BTree::insert / BTree::remove (inserts try btree/leaf_writer.cc's in-place
 // path first). Splits and merges are in btree/split_merge.cc.
-#include "btree/tree_internal.h"
-#include "btree/leaf_writer.h"
-#include "node/node_quick.h"
-#include "node/page_directory.h"
-
 #include <algorithm>
 #include <cstring>
+
+#include "btree/leaf_writer.h"
+#include "btree/tree_internal.h"
+#include "node/node_quick.h"
+#include "node/page_directory.h"
 
 namespace pbtree {
 
@@ -49,8 +49,8 @@ void TreeWriter::write_buf(uint32_t page_no) {
 // previous node's full key in scratch_key_ and the found node's in scratch_key2_. Returns
 // false when the position is the page's first node or past its END_BUCKET (the caller then
 // takes the page image path).
-bool TreeWriter::locate_in_leaf(const uint8_t* d, const BtreeHeader& h, std::span<const uint8_t> key,
-                    uint64_t recno, IndexNode& x) {
+bool TreeWriter::locate_in_leaf(const uint8_t* d, const BtreeHeader& h,
+                                std::span<const uint8_t> key, uint64_t recno, IndexNode& x) {
   PageFind f = find_in_page(d, ps, key, t.def_.descending, recno, FindMode::LowerBound);
   if (f.beyond_end_bucket || f.prev_offset == 0) return false;
   std::vector<uint8_t>& prev = scratch_key_;
@@ -78,7 +78,7 @@ bool TreeWriter::remove_in_place(uint32_t leaf, std::span<const uint8_t> key, ui
   std::vector<uint8_t>& xkey = scratch_key2_;
   if (x.is_marker() || compare_entry(xkey, x.recno, key, recno, t.def_.descending) != 0) {
     throw NotFoundError(fmt::format("index \"{}\" holds no key {} with record number {}",
-                                 t.def_.name, key_hex(key), recno));
+                                    t.def_.name, key_hex(key), recno));
   }
   const NodeContext xctx = context_after(x);
   IndexNode y = decode_node(d, h.length, x.end(), true, &xctx);
@@ -96,17 +96,23 @@ bool TreeWriter::remove_in_place(uint32_t leaf, std::span<const uint8_t> key, ui
     py = common_prefix(prev, ykey);
     NodeFields yf{y.is_end_bucket() ? NodeKind::EndBucket : NodeKind::Entry, y.recno, 0, py,
                   std::span<const uint8_t>(ykey).subspan(py)};
-    const bool explicit_form = h.layout == NodeLayout::Compact &&
-                               (y.is_end_bucket() || is_jump_target(d, y.offset));
+    const bool explicit_form =
+        h.layout == NodeLayout::Compact && (y.is_end_bucket() || is_jump_target(d, y.offset));
     y_size = encode_node(h.layout, yf, true, explicit_form ? nullptr : &x_prev_ctx_, node_buf);
   }
   const int64_t delta = int64_t{y_size} - x.size - y.size;
   const int64_t new_length = int64_t{h.length} + delta;
   if (new_length < ps / 4 && leaf != t.root()) return false;  // may merge: image path
   const EditNode en[1] = {{y_size, py, ykey, !y.is_marker()}};
-  const LeafEdit e{x.offset, x.size + y.size, std::span<const uint8_t>(node_buf, y_size), en,
-                   x.offset, py != y.prefix ? y.offset : 0u,
-                   int64_t{py} - x.prefix - int64_t{y.prefix}, false, writer_directory(ref)};
+  const LeafEdit e{x.offset,
+                   x.size + y.size,
+                   std::span<const uint8_t>(node_buf, y_size),
+                   en,
+                   x.offset,
+                   py != y.prefix ? y.offset : 0u,
+                   int64_t{py} - x.prefix - int64_t{y.prefix},
+                   false,
+                   writer_directory(ref)};
   WriterCache& c = LeafWriter::cache(t, ps);
   LeafEditPlan plan;
   const RemovedNode removed{y.is_marker() ? 0u : y.offset, x_prev_ctx_};
@@ -117,10 +123,10 @@ bool TreeWriter::remove_in_place(uint32_t leaf, std::span<const uint8_t> key, ui
 // a leaf whose END_BUCKET copy is not above (key, recno) was reached through a wrong pointer.
 static void check_writer_leaf(const BtreePageImage& img, uint32_t leaf,
                               std::span<const uint8_t> key, uint64_t recno, bool descending) {
-  if (img.end_bucket && compare_entry(key, recno, img.end_bucket->key, img.end_bucket->recno,
-                                      descending) >= 0) {
-    throw CorruptError(fmt::format(
-        "page {} (b-tree): key beyond the END_BUCKET copy on the writer's path", leaf));
+  if (img.end_bucket &&
+      compare_entry(key, recno, img.end_bucket->key, img.end_bucket->recno, descending) >= 0) {
+    throw CorruptError(
+        fmt::format("page {} (b-tree): key beyond the END_BUCKET copy on the writer's path", leaf));
   }
 }
 
@@ -130,8 +136,8 @@ uint32_t TreeWriter::descend(std::span<const uint8_t> key, uint64_t recno) {
     PageFind f = find_in_page(d, ps, key, t.def_.descending, recno, FindMode::UpperBound);
     if (f.beyond_end_bucket) corrupt_page(d, "key beyond the END_BUCKET copy on the writer's path");
     const bool at_prev = f.prev_offset != 0;
-    IndexNode n = decode_node_quick(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset, false,
-                                   at_prev ? f.prev_context() : f.offset_context());
+    IndexNode n = decode_node_quick(d, BtreePage(d).length(), at_prev ? f.prev_offset : f.offset,
+                                    false, at_prev ? f.prev_context() : f.offset_context());
     if (n.is_marker()) corrupt_page(d, "non-leaf page without entries");
     return n.page_number;
   });
@@ -241,7 +247,7 @@ void BTree::remove_image(TreeWriter& w, uint32_t leaf, std::span<const uint8_t> 
   if (it == img.entries.end() ||
       compare_entry(it->key, it->recno, key, recno, def_.descending) != 0) {
     throw NotFoundError(fmt::format("index \"{}\" holds no key {} with record number {}", def_.name,
-                                 key_hex(key), recno));
+                                    key_hex(key), recno));
   }
   w.remove_at(0, leaf, img, static_cast<size_t>(it - img.entries.begin()));
   w.finish();

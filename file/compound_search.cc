@@ -3,7 +3,6 @@
 #include "file/compound_search.h"
 
 #include <fmt/format.h>
-
 #include <pbtree/errors.h>
 #include <pbtree/keys.h>
 
@@ -71,8 +70,10 @@ LeadingPlan plan_leading_search(const IndexDefinition& def, const LeadingSearch&
                                  n == 1 ? "" : "s"));
   }
   if (k == n && bounded) {
-    throw UsageError(fmt::format("every segment of index {} has a value: no segment is left "
-                                 "for a bound", def.name));
+    throw UsageError(
+        fmt::format("every segment of index {} has a value: no segment is left "
+                    "for a bound",
+                    def.name));
   }
   if (k == 0 && !bounded) {  // the whole index
     LeadingPlan plan;

@@ -17,6 +17,8 @@
 //   all N segments equal the one full key.
 #pragma once
 
+#include <pbtree/types.h>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -24,7 +26,6 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include <pbtree/types.h>
 
 namespace pbtree {
 

@@ -16,6 +16,8 @@
 // Varints are util/coding.h's (7-bit groups, least significant first, 0x80 = more follows).
 #pragma once
 
+#include <pbtree/index_file.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -23,8 +25,6 @@
 #include <span>
 #include <string>
 #include <vector>
-
-#include <pbtree/index_file.h>
 
 namespace pbtree {
 

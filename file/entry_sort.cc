@@ -1,14 +1,13 @@
 // EntryBatch and sort_entries (file/entry_sort.h, file/index_file.h).
 #include "file/entry_sort.h"
 
+#include <fmt/format.h>
+#include <pbtree/keys.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
 
 #include <algorithm>
 #include <cstring>
-#include <fmt/format.h>
-
-#include <pbtree/keys.h>
 
 namespace pbtree {
 
@@ -135,16 +134,15 @@ void EntryBatch::permute(const std::vector<uint64_t>& order) {
     at += items[i].length;
   }
   std::vector<uint8_t> arena(at);
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 8192),
-                    [&](const tbb::blocked_range<size_t>& r) {
-                      for (size_t i = r.begin(); i < r.end(); ++i) {
-                        const Item& old = items_[order[i]];
-                        if (old.length != 0) {
-                          std::memcpy(arena.data() + items[i].offset, arena_.data() + old.offset,
-                                      old.length);
-                        }
-                      }
-                    });
+  tbb::parallel_for(
+      tbb::blocked_range<size_t>(0, n, 8192), [&](const tbb::blocked_range<size_t>& r) {
+        for (size_t i = r.begin(); i < r.end(); ++i) {
+          const Item& old = items_[order[i]];
+          if (old.length != 0) {
+            std::memcpy(arena.data() + items[i].offset, arena_.data() + old.offset, old.length);
+          }
+        }
+      });
   arena_.swap(arena);
   items_.swap(items);
 }

@@ -4,6 +4,8 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <pbtree/errors.h>
+#include <pbtree/index_file.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -14,8 +16,6 @@
 #include <random>
 #include <vector>
 
-#include <pbtree/index_file.h>
-#include <pbtree/errors.h>
 #include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/page_file.h"
@@ -39,8 +39,8 @@ void remove_temporary(const std::string& temp) {
 std::string write_temporary(const std::string& path, uint32_t page_size) {
   std::random_device device;
   for (int attempt = 0;; ++attempt) {
-    const std::string temp = fmt::format("{}{}-{:08x}{:08x}", temporary_prefix(path), ::getpid(),
-                                         device(), device());
+    const std::string temp =
+        fmt::format("{}{}-{:08x}{:08x}", temporary_prefix(path), ::getpid(), device(), device());
     try {
       PageFile file = PageFile::create(temp, page_size);
       try {

@@ -3,9 +3,9 @@
 // radix sort), builds the tree with the FastLoader (btree/bulk_build.h) into new pages past
 // the header's page count, then commits the index root page and header by a checkpoint; on
 // failure the file is put back as it was (docs/FORMAT.md 2.7).
-#include <pbtree/index_file.h>
-
 #include <fmt/format.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 #include <string>
 #include <vector>
@@ -16,10 +16,8 @@
 #include "file/index_file_impl.h"
 #include "file/sorted_feed.h"
 #include "node/jump_table.h"
-#include <pbtree/keys.h>
 
 namespace pbtree {
-
 
 namespace {
 
@@ -75,8 +73,8 @@ IndexInfo bulk_load_from(IndexFile& self, IndexFile::Impl& im, const IndexDefini
     trial[slot].root_page = 2;
     trial[slot].segments = def.segments;
     if (!index_root_fits(trial, ps)) {
-      throw UsageError(fmt::format("{}: the index root page has no room for index {}", path,
-                                   def.name));
+      throw UsageError(
+          fmt::format("{}: the index root page has no room for index {}", path, def.name));
     }
   }
   auto& items = entries.items();
@@ -100,15 +98,17 @@ IndexInfo bulk_load_from(IndexFile& self, IndexFile::Impl& im, const IndexDefini
     if (compare_keys(entries.key(a), entries.key(b), desc) != 0) continue;
     if (a.recno == b.recno) {
       const std::string value = key_value_text(def, entries.key(a));
-      throw DuplicateKeyError(fmt::format("index {}: entry ({}, {}) appears twice (entries {} and {})",
-                                          def.name, value, a.recno, a.tag, b.tag),
-                              def.name, value, a.recno, a.tag, b.tag);
+      throw DuplicateKeyError(
+          fmt::format("index {}: entry ({}, {}) appears twice (entries {} and {})", def.name, value,
+                      a.recno, a.tag, b.tag),
+          def.name, value, a.recno, a.tag, b.tag);
     }
     if (def.unique && !key_exempt_from_unique(def, entries.key(a))) {
       const std::string value = key_value_text(def, entries.key(a));
-      throw DuplicateKeyError(fmt::format("unique index {}: value {} appears twice (entries {} and {})",
-                                          def.name, value, a.tag, b.tag),
-                              def.name, value, a.recno, a.tag, b.tag);
+      throw DuplicateKeyError(
+          fmt::format("unique index {}: value {} appears twice (entries {} and {})", def.name,
+                      value, a.tag, b.tag),
+          def.name, value, a.recno, a.tag, b.tag);
     }
   }
 
@@ -132,9 +132,8 @@ IndexInfo bulk_load_from(IndexFile& self, IndexFile::Impl& im, const IndexDefini
     // Straight into the file: no committed page refers to pages beyond the bound yet.
     // Page number and checksum stamped on the coding threads (FastLoader::build).
     opt.prepare = [&](uint32_t page_no, uint8_t* page) { im.file.stamp(page_no, page); };
-    FastLoader loader(opt, [&](uint32_t page_no, uint8_t* page) {
-      im.file.write_direct_stamped(page_no, page);
-    });
+    FastLoader loader(
+        opt, [&](uint32_t page_no, uint8_t* page) { im.file.write_direct_stamped(page_no, page); });
     uint32_t root = 0;
     if (sorted) {  // a stream in index order (bounded-memory load): the serial path
       for (const auto& it : items) loader.add(entries.key(it), it.recno);

@@ -9,9 +9,9 @@
 // header. Pages the living trees free become free pages (type 9) on a persistent chain at
 // the next checkpoint and are allocated again before the file grows (FileAllocator below).
 // The bulk load itself is file/index_bulk_load.cc; the state, file/index_file_impl.h.
-#include <pbtree/index_file.h>
-
 #include <fmt/format.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 #include <sys/stat.h>
 #include <tbb/parallel_for.h>
 #include <tbb/parallel_sort.h>
@@ -29,23 +29,22 @@
 #include "btree/btree.h"
 #include "btree/bulk_build.h"
 #include "btree/radix_sort.h"
-#include "file/file_create.h"
 #include "btree/stats.h"
 #include "file/entry_sort.h"
 #include "file/file_allocator.h"
-#include "util/bytes.h"
+#include "file/file_create.h"
+#include "file/index_file_impl.h"
+#include "file/index_root.h"
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include <pbtree/keys.h>
 #include "page/buffer_pool.h"
-#include "file/index_root.h"
 #include "page/file_header.h"
-#include "page/page_file.h"
 #include "page/page_copy.h"
-#include "file/index_file_impl.h"
+#include "page/page_file.h"
+#include "util/bytes.h"
 
 namespace pbtree {
 
@@ -81,8 +80,16 @@ void IndexFile::rollback() {
 
 std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, bool writable, Io& io,
                                            int busy_timeout_ms) {
-  auto impl = std::make_unique<Impl>(Impl{
-      PageFile::open(path, writable, io, busy_timeout_ms), writable, {}, {}, 0, nullptr, nullptr, {}, false, {}});
+  auto impl = std::make_unique<Impl>(Impl{PageFile::open(path, writable, io, busy_timeout_ms),
+                                          writable,
+                                          {},
+                                          {},
+                                          0,
+                                          nullptr,
+                                          nullptr,
+                                          {},
+                                          false,
+                                          {}});
   PageFile& file = impl->file;
   uint64_t size = file.file_size();
   uint8_t prefix[kHeaderPrefixSize] = {};
@@ -219,7 +226,9 @@ IndexStats IndexFile::analyze(const std::string& name,
   }
 }
 
-void IndexFile::set_build_threads(uint32_t threads) { impl_->build_threads = threads; }
+void IndexFile::set_build_threads(uint32_t threads) {
+  impl_->build_threads = threads;
+}
 
 void IndexFile::set_cache_frames(size_t frames) {
   if (impl_->pool) throw UsageError("the buffer pool exists already: set its size before tree()");

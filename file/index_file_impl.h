@@ -21,7 +21,6 @@
 
 namespace pbtree {
 
-
 struct IndexFile::Impl {
   PageFile file;
   bool writable = false;
@@ -32,8 +31,8 @@ struct IndexFile::Impl {
   std::unique_ptr<BufferPool> pool;
   std::unique_ptr<FileAllocator> allocator;
   std::map<std::string, std::unique_ptr<BTree>> trees;
-  bool dirty = false;    // roots or page count changed since the last flush
-  CheckpointStats last;  // the last checkpoint's cost (from the header until one runs here)
+  bool dirty = false;          // roots or page count changed since the last flush
+  CheckpointStats last;        // the last checkpoint's cost (from the header until one runs here)
   uint32_t build_threads = 0;  // set_build_threads; 0: hardware_concurrency
 
   // Checkpoint: the log's pages plus a new header (counter + 1, page count, cost counters)

@@ -115,7 +115,8 @@ std::vector<IndexSlot> decode_index_root_page(const uint8_t* page, uint32_t page
     if (get_u32(p + 4) != i) throw slot_bad(fmt::format("index id {}", get_u32(p + 4)));
     auto read_type = [&](const uint8_t* d, const std::string& where) {
       uint8_t type = d[0];
-      if (type < 1 || type > 7) throw slot_bad(fmt::format("{}unknown column type {}", where, type));
+      if (type < 1 || type > 7)
+        throw slot_bad(fmt::format("{}unknown column type {}", where, type));
       TypeSpec t;
       t.type = static_cast<ColumnType>(type);
       t.precision = d[1];

@@ -38,13 +38,13 @@
 //   compound slot's descriptors end at page_size); they never overlap the slot table.
 #pragma once
 
+#include <pbtree/errors.h>
+#include <pbtree/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <pbtree/errors.h>
-#include <pbtree/types.h>
 
 namespace pbtree {
 

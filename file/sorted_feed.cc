@@ -3,10 +3,9 @@
 #include "file/sorted_feed.h"
 
 #include <fmt/format.h>
+#include <pbtree/keys.h>
 
 #include <vector>
-
-#include <pbtree/keys.h>
 
 namespace pbtree {
 
@@ -30,7 +29,8 @@ void feed_sorted_entries(const IndexDefinition& def, size_t max_key, uint32_t pa
     }
     if (!first) {
       const int c = compare_keys(prev, e.key, desc);
-      if (c > 0 || (c == 0 && (prev_recno > e.recno || (prev_recno == e.recno && prev_tag > e.tag)))) {
+      if (c > 0 ||
+          (c == 0 && (prev_recno > e.recno || (prev_recno == e.recno && prev_tag > e.tag)))) {
         throw UsageError(fmt::format("bulk load: entries out of index order (entry {})", e.tag));
       }
       if (c == 0) {

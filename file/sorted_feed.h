@@ -4,10 +4,11 @@
 // FastLoader.
 #pragma once
 
+#include <pbtree/index_file.h>
+
 #include <cstddef>
 #include <cstdint>
 
-#include <pbtree/index_file.h>
 #include "btree/bulk_build.h"
 
 namespace pbtree {

@@ -1,9 +1,8 @@
 // TypedIndex on compound indexes (issue 12): keys from one Value per segment, and search()
 // on the leading segments through the counting leading-segment plan of
 // file/compound_search.h.
-#include <pbtree/typed_index.h>
-
 #include <fmt/format.h>
+#include <pbtree/typed_index.h>
 
 #include "btree/btree.h"
 #include "file/compound_search.h"
@@ -65,8 +64,8 @@ void TypedIndex::insert(std::span<const Value> values, uint64_t recno) {
     try {
       check_value_of_type(info_.def.segment(i).type, values[i]);
     } catch (const KeyError& e) {
-      throw WrongTypeError(fmt::format("{}: index {}: segment {}: {}", file_.path(),
-                                       info_.def.name, i + 1, e.what()));
+      throw WrongTypeError(fmt::format("{}: index {}: segment {}: {}", file_.path(), info_.def.name,
+                                       i + 1, e.what()));
     }
   }
   try {
@@ -94,11 +93,14 @@ SearchResult TypedIndex::search(std::span<const Value> equal, const SegmentRange
     }
     if (equal.size() < n) {
       const IndexSegment g = def.segment(equal.size());
-      if (next.from) s.from = KeyBound{segment_key(g, def.descending, *next.from), !next.from_exclusive};
+      if (next.from)
+        s.from = KeyBound{segment_key(g, def.descending, *next.from), !next.from_exclusive};
       if (next.to) s.to = KeyBound{segment_key(g, def.descending, *next.to), !next.to_exclusive};
       if (next.starting_with) {
-        if (g.type.type != ColumnType::Varchar) throw KeyError("STARTING WITH on a non-varchar segment");
-        s.starting_with = std::vector<uint8_t>(next.starting_with->begin(), next.starting_with->end());
+        if (g.type.type != ColumnType::Varchar)
+          throw KeyError("STARTING WITH on a non-varchar segment");
+        s.starting_with =
+            std::vector<uint8_t>(next.starting_with->begin(), next.starting_with->end());
       }
     }
   } catch (const KeyError& e) {

@@ -1,15 +1,13 @@
 // TypedIndex: keys from typed values under one index's type, format and direction (see
 // <pbtree/typed_index.h>).
-#include <pbtree/typed_index.h>
-
 #include <fmt/format.h>
-
-#include "util/bytes.h"
+#include <pbtree/typed_index.h>
 
 #include <algorithm>
 
 #include "btree/btree.h"
 #include "file/value_check.h"
+#include "util/bytes.h"
 
 namespace pbtree {
 
@@ -21,12 +19,24 @@ IndexCursor::IndexCursor(std::unique_ptr<State> state) : state_(std::move(state)
 IndexCursor::IndexCursor(IndexCursor&&) noexcept = default;
 IndexCursor& IndexCursor::operator=(IndexCursor&&) noexcept = default;
 IndexCursor::~IndexCursor() = default;
-bool IndexCursor::valid() const { return state_ && state_->cursor.valid(); }
-std::span<const uint8_t> IndexCursor::key() const { return state_->cursor.key(); }
-uint64_t IndexCursor::record_number() const { return state_->cursor.record_number(); }
-uint32_t IndexCursor::page_number() const { return state_->cursor.page_number(); }
-uint32_t IndexCursor::node_offset() const { return state_->cursor.node_offset(); }
-void IndexCursor::next() { state_->cursor.next(); }
+bool IndexCursor::valid() const {
+  return state_ && state_->cursor.valid();
+}
+std::span<const uint8_t> IndexCursor::key() const {
+  return state_->cursor.key();
+}
+uint64_t IndexCursor::record_number() const {
+  return state_->cursor.record_number();
+}
+uint32_t IndexCursor::page_number() const {
+  return state_->cursor.page_number();
+}
+uint32_t IndexCursor::node_offset() const {
+  return state_->cursor.node_offset();
+}
+void IndexCursor::next() {
+  state_->cursor.next();
+}
 
 TypedIndex::TypedIndex(IndexFile& file, const std::string& name) : file_(file) {
   auto info = file.find_index(name);
@@ -49,8 +59,8 @@ std::vector<uint8_t> TypedIndex::key_of(const Value& value) const {
   KeyBuffer k;
   try {
     if (value.kind == Value::Kind::Text && info_.def.type.type != ColumnType::Varchar) {
-      throw KeyError(fmt::format("text value '{}' for a {} index", value.text,
-                                 info_.def.type.name()));
+      throw KeyError(
+          fmt::format("text value '{}' for a {} index", value.text, info_.def.type.name()));
     }
     if (value.kind != Value::Kind::Text && value.kind != Value::Kind::Null &&
         info_.def.type.type == ColumnType::Varchar) {
@@ -109,7 +119,8 @@ IndexCursor TypedIndex::scan(std::optional<Value> from, std::optional<Value> to)
     range.lower = low;
     range.upper = high;
   }
-  return IndexCursor(std::make_unique<IndexCursor::State>(IndexCursor::State{tree_->scan(std::move(range))}));
+  return IndexCursor(
+      std::make_unique<IndexCursor::State>(IndexCursor::State{tree_->scan(std::move(range))}));
 }
 
 void TypedIndex::insert_key(std::span<const uint8_t> key, uint64_t recno) {
@@ -124,9 +135,9 @@ void TypedIndex::insert_key(std::span<const uint8_t> key, uint64_t recno) {
     }
     const std::vector<uint8_t> again = values ? key_of(*values) : std::vector<uint8_t>{};
     if (!values || !std::equal(again.begin(), again.end(), key.begin(), key.end())) {
-      throw WrongTypeError(fmt::format(
-          "{}: index {}: key {} is not a key of this index's segments and direction",
-          file_.path(), info_.def.name, hex_bytes(key)));
+      throw WrongTypeError(
+          fmt::format("{}: index {}: key {} is not a key of this index's segments and direction",
+                      file_.path(), info_.def.name, hex_bytes(key)));
     }
     insert(*values, recno);
     return;
@@ -135,13 +146,11 @@ void TypedIndex::insert_key(std::span<const uint8_t> key, uint64_t recno) {
   try {
     text = value_text(key);
   } catch (const KeyError& e) {
-    throw WrongTypeError(fmt::format("{}: index {}: key {} is not a {} key in format {}: {}",
-                                     file_.path(), info_.def.name, hex_bytes(key),
-                                     info_.def.type.name(), key_format_name(info_.def.format),
-                                     e.what()));
+    throw WrongTypeError(fmt::format(
+        "{}: index {}: key {} is not a {} key in format {}: {}", file_.path(), info_.def.name,
+        hex_bytes(key), info_.def.type.name(), key_format_name(info_.def.format), e.what()));
   }
-  const std::vector<uint8_t> again =
-      text == "NULL" ? key_of(Value::null()) : key_of(parse(text));
+  const std::vector<uint8_t> again = text == "NULL" ? key_of(Value::null()) : key_of(parse(text));
   if (!std::equal(again.begin(), again.end(), key.begin(), key.end())) {
     throw WrongTypeError(fmt::format(
         "{}: index {}: key {} decodes to {} but that value's key is {} (another type, format "

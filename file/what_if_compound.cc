@@ -2,11 +2,11 @@
 #include "file/what_if_compound.h"
 
 #include <fmt/format.h>
+#include <pbtree/index_file.h>
 
 #include <memory>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
 
 namespace pbtree {
 
@@ -34,7 +34,8 @@ CompoundWhatIfReport compound_what_if(IndexFile& file, const std::string& name,
   std::vector<std::vector<Segment>> segs(report.variants.size());
   for (size_t v = 0; v < report.variants.size(); ++v) {
     IndexDefinition d = def;
-    for (size_t i = 0; i < d.segments.size(); ++i) d.segments[i].format = report.variants[v].formats[i];
+    for (size_t i = 0; i < d.segments.size(); ++i)
+      d.segments[i].format = report.variants[v].formats[i];
     const size_t len = definition_max_key_length(d);
     WhatIfEstimator::Options o;
     o.type = TypeSpec::parse(fmt::format("varchar({})", len > 1 ? len - 1 : 1));
@@ -56,9 +57,10 @@ CompoundWhatIfReport compound_what_if(IndexFile& file, const std::string& name,
     if (on_entries && n % kWhatIfProgressEvery == 0 && n != 0) on_entries(n);
     const auto values = compound_key_values(def, c.key(), storage);
     if (!values) {
-      throw CorruptError(fmt::format("{}: index {}: page {}, node at offset {}: not a compound "
-                                     "key of the index",
-                                     file.path(), name, c.page_number(), c.node_offset()));
+      throw CorruptError(
+          fmt::format("{}: index {}: page {}, node at offset {}: not a compound "
+                      "key of the index",
+                      file.path(), name, c.page_number(), c.node_offset()));
     }
     estimators[0]->add(c.key(), c.record_number());
     for (size_t v = 1; v < estimators.size(); ++v) {

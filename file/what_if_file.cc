@@ -1,13 +1,13 @@
 // The file-level what-if: re-encodes an index's stored keys through WhatIfEstimator
 // (btree/what_if.h), and recomputes the reason behind a `--key-format auto` choice.
 #include <fmt/format.h>
+#include <pbtree/index_file.h>
 
 #include <optional>
 #include <stdexcept>
 
 #include "btree/btree.h"
 #include "btree/what_if.h"
-#include <pbtree/index_file.h>
 
 namespace pbtree {
 
@@ -18,9 +18,10 @@ WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_e
   if (!info) throw file.no_index_error(name);
   if (sample_every == 0) throw std::invalid_argument("what_if: sample_every must be >= 1");
   if (info->def.compound()) {
-    throw UsageError(fmt::format("{}: index {} is compound: its what-if is per segment "
-                                 "(compound_what_if, file/what_if_compound.h)",
-                                 file.path(), name));
+    throw UsageError(
+        fmt::format("{}: index {} is compound: its what-if is per segment "
+                    "(compound_what_if, file/what_if_compound.h)",
+                    file.path(), name));
   }
   WhatIfEstimator::Options o;
   o.type = info->def.type;

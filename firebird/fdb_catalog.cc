@@ -4,12 +4,12 @@
 #include "firebird/fdb_catalog.h"
 
 #include <fmt/format.h>
+#include <pbtree/errors.h>
 
 #include <algorithm>
 #include <map>
 
 #include "firebird/fdb_records.h"
-#include <pbtree/errors.h>
 
 namespace pbtree::firebird {
 
@@ -18,14 +18,24 @@ namespace {
 // Index root page fields (byte table in fdb_catalog.h): irt_count, irt_rpt[] and its slot size.
 constexpr uint32_t kIrtCount = 18, kIrtSlots = 20, kIrtSlotSize = 12;
 
-FieldDesc shrt() { return {Dtype::Short, 2}; }
-FieldDesc lng() { return {Dtype::Long, 4}; }
-FieldDesc blob() { return {Dtype::Blob, 8}; }
-FieldDesc dbl() { return {Dtype::Double, 8}; }
+FieldDesc shrt() {
+  return {Dtype::Short, 2};
+}
+FieldDesc lng() {
+  return {Dtype::Long, 4};
+}
+FieldDesc blob() {
+  return {Dtype::Blob, 8};
+}
+FieldDesc dbl() {
+  return {Dtype::Double, 8};
+}
 FieldDesc boolean() {
   return {Dtype::Boolean, 1};
 }
-FieldDesc varchar(uint16_t n) { return {Dtype::Varying, static_cast<uint16_t>(n + 2)}; }
+FieldDesc varchar(uint16_t n) {
+  return {Dtype::Varying, static_cast<uint16_t>(n + 2)};
+}
 
 // The record formats of the system relations read, per ODS (relations.h field order,
 // fields.h types; names are CHAR(31), ODS 13: CHAR(252)). Fields an ODS added come last.
@@ -125,8 +135,8 @@ void scan(const FdbFile& file, const std::vector<PagesRow>& pages, uint16_t rela
 
 void check_system_relations(const FdbFile& file, const std::map<uint16_t, FdbTable*>& by_id) {
   static constexpr std::pair<uint16_t, const char*> kNeeded[] = {
-      {0, "RDB$PAGES"},          {2, "RDB$FIELDS"},          {3, "RDB$INDEX_SEGMENTS"},
-      {4, "RDB$INDICES"},        {5, "RDB$RELATION_FIELDS"}, {6, "RDB$RELATIONS"}};
+      {0, "RDB$PAGES"},   {2, "RDB$FIELDS"},          {3, "RDB$INDEX_SEGMENTS"},
+      {4, "RDB$INDICES"}, {5, "RDB$RELATION_FIELDS"}, {6, "RDB$RELATIONS"}};
   std::string missing;
   for (auto& [id, name] : kNeeded) {
     auto it = by_id.find(id);
@@ -134,10 +144,10 @@ void check_system_relations(const FdbFile& file, const std::map<uint16_t, FdbTab
     missing += fmt::format("{}{} ({})", missing.empty() ? "" : ", ", name, id);
   }
   if (missing.empty()) return;
-  throw CorruptError(fmt::format(
-      "{}: catalog not found: RDB$RELATIONS read as ODS {}.{} does not list {} (is the "
-      "header's ODS version right?)",
-      file.path(), file.ods().major, file.ods().minor, missing));
+  throw CorruptError(
+      fmt::format("{}: catalog not found: RDB$RELATIONS read as ODS {}.{} does not list {} (is the "
+                  "header's ODS version right?)",
+                  file.path(), file.ods().major, file.ods().minor, missing));
 }
 
 }  // namespace
@@ -151,14 +161,12 @@ std::vector<FdbTable> read_catalog(const FdbFile& file) {
   auto relation_fields_format = [&]() -> const RecordFormat& { return formats.relation_fields; };
   auto fields_format = [&]() -> const RecordFormat& { return formats.fields; };
   std::vector<PagesRow> pages;
-  scan_relation(file, 0, pages_relation_pointer_pages(file), kMaxRecord,
-                [&](std::span<const uint8_t> rec) {
-                  RecordView r(pages_format(), rec);
-                  pages.push_back({static_cast<uint32_t>(r.integer(0)),
-                                   static_cast<uint16_t>(r.integer(1)),
-                                   static_cast<uint32_t>(r.integer(2)),
-                                   static_cast<uint16_t>(r.integer(3))});
-                });
+  scan_relation(
+      file, 0, pages_relation_pointer_pages(file), kMaxRecord, [&](std::span<const uint8_t> rec) {
+        RecordView r(pages_format(), rec);
+        pages.push_back({static_cast<uint32_t>(r.integer(0)), static_cast<uint16_t>(r.integer(1)),
+                         static_cast<uint32_t>(r.integer(2)), static_cast<uint16_t>(r.integer(3))});
+      });
 
   std::map<std::string, FdbTable> tables;
   scan(file, pages, 6, "RDB$RELATIONS", relations_format(), [&](const RecordView& r) {
@@ -178,13 +186,16 @@ std::vector<FdbTable> read_catalog(const FdbFile& file) {
   for (const PagesRow& p : pages) {
     auto it = by_id.find(p.relation);
     if (it == by_id.end()) continue;
-    if (p.sequence == 0 && p.type == static_cast<uint16_t>(FdbPage::Pointer)) it->second->pointer_page = p.page;
-    if (p.sequence == 0 && p.type == static_cast<uint16_t>(FdbPage::IndexRoot)) it->second->index_root = p.page;
+    if (p.sequence == 0 && p.type == static_cast<uint16_t>(FdbPage::Pointer))
+      it->second->pointer_page = p.page;
+    if (p.sequence == 0 && p.type == static_cast<uint16_t>(FdbPage::IndexRoot))
+      it->second->index_root = p.page;
   }
   for (auto& [n, t] : tables) {
     std::vector<std::pair<uint32_t, uint32_t>> v;
     for (const PagesRow& p : pages) {
-      if (p.relation == t.id && p.type == static_cast<uint16_t>(FdbPage::Pointer)) v.push_back({p.sequence, p.page});
+      if (p.relation == t.id && p.type == static_cast<uint16_t>(FdbPage::Pointer))
+        v.push_back({p.sequence, p.page});
     }
     std::sort(v.begin(), v.end());
     for (auto& [s, pg] : v) t.pointer_pages.push_back(pg);
@@ -196,9 +207,10 @@ std::vector<FdbTable> read_catalog(const FdbFile& file) {
   };
   std::map<std::string, Domain> domains;
   scan(file, pages, 2, "RDB$FIELDS", fields_format(), [&](const RecordView& r) {
-    domains[r.text(0)] = Domain{static_cast<int16_t>(r.integer(10)), static_cast<int16_t>(r.integer(11)),
-                                static_cast<int16_t>(r.integer(9)), static_cast<int16_t>(r.integer(8)),
-                                static_cast<int16_t>(r.integer(27)), static_cast<int16_t>(r.integer(26))};
+    domains[r.text(0)] =
+        Domain{static_cast<int16_t>(r.integer(10)), static_cast<int16_t>(r.integer(11)),
+               static_cast<int16_t>(r.integer(9)),  static_cast<int16_t>(r.integer(8)),
+               static_cast<int16_t>(r.integer(27)), static_cast<int16_t>(r.integer(26))};
   });
   std::map<std::pair<std::string, std::string>, std::string> column_domain;
   scan(file, pages, 5, "RDB$RELATION_FIELDS", relation_fields_format(), [&](const RecordView& r) {
@@ -254,7 +266,8 @@ std::vector<FdbTable> read_catalog(const FdbFile& file) {
       file.read_page(t.index_root, FdbPage::IndexRoot, irt.data());
       const uint32_t count = fdb_u16(irt.data() + kIrtCount);
       if (kIrtSlots + kIrtSlotSize * count > file.page_size()) {
-        file.fail(t.index_root, FdbPage::IndexRoot, fmt::format("irt_count {} does not fit the page", count));
+        file.fail(t.index_root, FdbPage::IndexRoot,
+                  fmt::format("irt_count {} does not fit the page", count));
       }
       for (FdbIndex& ix : t.indexes) {
         if (ix.id >= count) continue;
@@ -267,13 +280,14 @@ std::vector<FdbTable> read_catalog(const FdbFile& file) {
         if (ix.root_page == 0) continue;
         if (desc < kIrtSlots + kIrtSlotSize * count || desc + 8 * keys > file.page_size()) {
           file.fail(t.index_root, FdbPage::IndexRoot,
-                    fmt::format("index {}: segment descriptors at {} ({} keys) outside the page", ix.id, desc, keys));
+                    fmt::format("index {}: segment descriptors at {} ({} keys) outside the page",
+                                ix.id, desc, keys));
         }
         if (ix.expression) ix.segments.resize(keys);
         if (keys != ix.segments.size()) {
           file.fail(t.index_root, FdbPage::IndexRoot,
-                    fmt::format("index {} ({}): {} segments where RDB$INDEX_SEGMENTS lists {}", ix.id,
-                                ix.name, keys, ix.segments.size()));
+                    fmt::format("index {} ({}): {} segments where RDB$INDEX_SEGMENTS lists {}",
+                                ix.id, ix.name, keys, ix.segments.size()));
         }
         for (uint32_t k = 0; k < keys; ++k) {
           ix.segments[k].field_id = fdb_u16(irt.data() + desc + 8 * k);

@@ -34,25 +34,25 @@ namespace pbtree::firebird {
 
 /// One segment (column) of an index.
 struct FdbSegment {
-  std::string field;          ///< column name
-  uint16_t field_id = 0;      ///< from the index root page
-  uint16_t itype = 0;         ///< idx_itype from the index root page
-  int16_t field_type = 0;     ///< RDB$FIELDS.RDB$FIELD_TYPE (7 smallint, 8 integer, 16 int64,
-                              ///< 27 double, 10 float, 37 varchar, 14 char, ...)
+  std::string field;       ///< column name
+  uint16_t field_id = 0;   ///< from the index root page
+  uint16_t itype = 0;      ///< idx_itype from the index root page
+  int16_t field_type = 0;  ///< RDB$FIELDS.RDB$FIELD_TYPE (7 smallint, 8 integer, 16 int64,
+                           ///< 27 double, 10 float, 37 varchar, 14 char, ...)
   int16_t field_sub_type = 0;
-  int16_t scale = 0;          ///< RDB$FIELD_SCALE (<= 0)
-  int16_t length = 0;         ///< RDB$FIELD_LENGTH, bytes
-  int16_t precision = 0;      ///< RDB$FIELD_PRECISION
-  int16_t charset = 0;        ///< RDB$CHARACTER_SET_ID
+  int16_t scale = 0;      ///< RDB$FIELD_SCALE (<= 0)
+  int16_t length = 0;     ///< RDB$FIELD_LENGTH, bytes
+  int16_t precision = 0;  ///< RDB$FIELD_PRECISION
+  int16_t charset = 0;    ///< RDB$CHARACTER_SET_ID
 };
 
 /// One index.
 struct FdbIndex {
   std::string name;
-  uint32_t id = 0;            ///< RDB$INDEX_ID - 1: slot in the index root page
+  uint32_t id = 0;  ///< RDB$INDEX_ID - 1: slot in the index root page
   bool unique = false, descending = false, inactive = false, expression = false;
-  bool condition = false;     ///< a partial index (RDB$CONDITION_BLR, ODS 13.1)
-  uint32_t root_page = 0;     ///< 0 if the slot is empty or being built
+  bool condition = false;            ///< a partial index (RDB$CONDITION_BLR, ODS 13.1)
+  uint32_t root_page = 0;            ///< 0 if the slot is empty or being built
   std::vector<FdbSegment> segments;  ///< in position order
 };
 
@@ -60,10 +60,10 @@ struct FdbIndex {
 struct FdbTable {
   std::string name;
   uint16_t id = 0;
-  bool system = false;         ///< RDB$SYSTEM_FLAG != 0
-  bool listed = true;          ///< gstat analyses it (not a view, external or virtual table)
-  uint32_t pointer_page = 0;   ///< first pointer page (sequence 0), 0 if unknown
-  uint32_t index_root = 0;     ///< index root page, 0 if unknown
+  bool system = false;        ///< RDB$SYSTEM_FLAG != 0
+  bool listed = true;         ///< gstat analyses it (not a view, external or virtual table)
+  uint32_t pointer_page = 0;  ///< first pointer page (sequence 0), 0 if unknown
+  uint32_t index_root = 0;    ///< index root page, 0 if unknown
   std::vector<uint32_t> pointer_pages;  ///< in sequence order
   std::vector<FdbIndex> indexes;
 };

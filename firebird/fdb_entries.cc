@@ -4,12 +4,12 @@
 #include "firebird/fdb_entries.h"
 
 #include <fmt/format.h>
+#include <pbtree/errors.h>
 
 #include <vector>
 
 #include "node/btree_page.h"
 #include "node/node.h"
-#include <pbtree/errors.h>
 
 namespace pbtree::firebird {
 
@@ -20,7 +20,8 @@ void for_each_fdb_entry(const FdbFile& file, const FdbIndex& index,
   std::vector<uint8_t> page(ps);
   std::vector<bool> visited(file.page_count(), false);
   auto load = [&](uint32_t p) {
-    if (p >= file.page_count()) file.fail(p, FdbPage::Btree, "page number beyond the end of the file");
+    if (p >= file.page_count())
+      file.fail(p, FdbPage::Btree, "page number beyond the end of the file");
     if (visited[p]) file.fail(p, FdbPage::Btree, "reached twice (sibling or child loop)");
     visited[p] = true;
     file.read_page(p, FdbPage::Btree, page.data());
@@ -64,10 +65,12 @@ void for_each_fdb_entry(const FdbFile& file, const FdbIndex& index,
         pos = n.end();
       }
       if (n.is_end_level()) break;
-      if (h.sibling == 0) file.fail(p, FdbPage::Btree, "END_BUCKET on a page without right sibling");
+      if (h.sibling == 0)
+        file.fail(p, FdbPage::Btree, "END_BUCKET on a page without right sibling");
       p = h.sibling;
       h = load(p);
-      if (h.level != 0) file.fail(p, FdbPage::Btree, fmt::format("level {} on the leaf level", h.level));
+      if (h.level != 0)
+        file.fail(p, FdbPage::Btree, fmt::format("level {} on the leaf level", h.level));
     }
   } catch (const CorruptError& e) {
     const std::string what = e.what();
@@ -136,13 +139,17 @@ std::optional<FdbKeyType> fdb_key_type(const FdbIndex& index, std::string& why) 
   // with time zone, 23 boolean, 14 char, 37 varchar. Key types: DFW_assign_index_type.
   switch (s.field_type) {
     case 7:
-      if (s.itype == 0) out = FdbKeyType{scaled ? numeric(4) : simple(ColumnType::Smallint), KeyFormat::Double};
+      if (s.itype == 0)
+        out = FdbKeyType{scaled ? numeric(4) : simple(ColumnType::Smallint), KeyFormat::Double};
       break;
     case 8:
-      if (s.itype == 0) out = FdbKeyType{scaled ? numeric(9) : simple(ColumnType::Integer), KeyFormat::Double};
+      if (s.itype == 0)
+        out = FdbKeyType{scaled ? numeric(9) : simple(ColumnType::Integer), KeyFormat::Double};
       break;
     case 16:
-      if (s.itype == 8) out = FdbKeyType{scaled ? numeric(18) : simple(ColumnType::Bigint), KeyFormat::RescaledDouble};
+      if (s.itype == 8)
+        out = FdbKeyType{scaled ? numeric(18) : simple(ColumnType::Bigint),
+                         KeyFormat::RescaledDouble};
       break;
     case 26:  // INT128 and NUMERIC(19..38): idx_decimal on ODS 13.0, idx_bcd on 13.1
       if (s.itype == 13)
@@ -153,7 +160,8 @@ std::optional<FdbKeyType> fdb_key_type(const FdbIndex& index, std::string& why) 
       }
       break;
     case 27:
-      if (s.itype == 0 && scale == 0) out = FdbKeyType{simple(ColumnType::Double), KeyFormat::Double};
+      if (s.itype == 0 && scale == 0)
+        out = FdbKeyType{simple(ColumnType::Double), KeyFormat::Double};
       break;
     case 14:
     case 37:

@@ -3,6 +3,8 @@
 // corresponds to, so the keys can be decoded and re-encoded (btree/what_if.h) or imported.
 #pragma once
 
+#include <pbtree/keys.h>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -11,7 +13,6 @@
 
 #include "firebird/fdb_catalog.h"
 #include "firebird/fdb_file.h"
-#include <pbtree/keys.h>
 
 namespace pbtree::firebird {
 
@@ -23,8 +24,8 @@ void for_each_fdb_entry(const FdbFile& file, const FdbIndex& index,
 
 /// The pbtree view of a Firebird index.
 struct FdbKeyType {
-  TypeSpec type;           ///< pbtree column type
-  KeyFormat format;        ///< the Firebird key type as a pbtree key format
+  TypeSpec type;     ///< pbtree column type
+  KeyFormat format;  ///< the Firebird key type as a pbtree key format
   /// A key format Firebird writes that pbtree does not allow for `type`: decimal128 keys of
   /// DECFLOAT (no pbtree column type; `type` is then only a stand-in, never decoded into)
   /// and of INT128 / NUMERIC(19..38) on ODS 13.0 (decoded to int128 values; Firebird 4.0

@@ -4,13 +4,13 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <pbtree/errors.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
-#include <pbtree/errors.h>
 #include "page/page_header.h"
 
 namespace pbtree::firebird {
@@ -28,17 +28,28 @@ uint32_t fdb_u32(const uint8_t* p) {
 
 std::string fdb_page_type_name(uint8_t type) {
   switch (type) {
-    case 1: return "header";
-    case 2: return "page inventory";
-    case 3: return "transaction inventory";
-    case 4: return "pointer";
-    case 5: return "data";
-    case 6: return "index root";
-    case 7: return "b-tree";
-    case 8: return "blob";
-    case 9: return "generators";
-    case 10: return "scn inventory";
-    default: return fmt::format("type {}", type);
+    case 1:
+      return "header";
+    case 2:
+      return "page inventory";
+    case 3:
+      return "transaction inventory";
+    case 4:
+      return "pointer";
+    case 5:
+      return "data";
+    case 6:
+      return "index root";
+    case 7:
+      return "b-tree";
+    case 8:
+      return "blob";
+    case 9:
+      return "generators";
+    case 10:
+      return "scn inventory";
+    default:
+      return fmt::format("type {}", type);
   }
 }
 
@@ -48,7 +59,8 @@ std::unique_ptr<FdbFile> FdbFile::open(const std::string& path) {
   f->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (f->fd_ < 0) throw IoError(fmt::format("{}: open: {}", path, std::strerror(errno)));
   struct stat st;
-  if (::fstat(f->fd_, &st) != 0) throw IoError(fmt::format("{}: fstat: {}", path, std::strerror(errno)));
+  if (::fstat(f->fd_, &st) != 0)
+    throw IoError(fmt::format("{}: fstat: {}", path, std::strerror(errno)));
   if (!S_ISREG(st.st_mode)) throw UsageError(fmt::format("{}: not a regular file", path));
   f->file_size_ = static_cast<uint64_t>(st.st_size);
   f->check_header();
@@ -91,8 +103,8 @@ void FdbFile::read_bytes(uint64_t offset, uint8_t* out, size_t n) const {
 void FdbFile::check_header() {
   constexpr size_t kRead = 136;
   if (file_size_ < 96) {
-    throw CorruptError(fmt::format("{}: not a Firebird database ({} bytes, shorter than a header page)",
-                                   path_, file_size_));
+    throw CorruptError(fmt::format(
+        "{}: not a Firebird database ({} bytes, shorter than a header page)", path_, file_size_));
   }
   uint8_t h[kRead] = {};
   read_bytes(0, h, std::min<uint64_t>(kRead, file_size_));

@@ -51,14 +51,14 @@ std::string fdb_page_type_name(uint8_t type);
 
 /// What the header page says.
 struct FdbHeader {
-  uint32_t page_size = 0;   ///< bytes
-  uint16_t ods_word = 0;    ///< hdr_ods_version as stored (0x800C, RedDatabase 0xE00C)
-  uint16_t ods_major = 0;   ///< 11, 12, 13
-  uint16_t ods_minor = 0;   ///< as stored (RedDatabase: 3)
+  uint32_t page_size = 0;            ///< bytes
+  uint16_t ods_word = 0;             ///< hdr_ods_version as stored (0x800C, RedDatabase 0xE00C)
+  uint16_t ods_major = 0;            ///< 11, 12, 13
+  uint16_t ods_minor = 0;            ///< as stored (RedDatabase: 3)
   const FdbOds* ods = nullptr;       ///< the layout read (RedDatabase 12.x: ODS 12.0's)
   std::string product = "Firebird";  ///< "Firebird" or "RedDatabase"
-  uint32_t pages_pointer_page = 0;  ///< hdr_PAGES
-  uint32_t generation = 0;          ///< pag_generation of page 0 when opened
+  uint32_t pages_pointer_page = 0;   ///< hdr_PAGES
+  uint32_t generation = 0;           ///< pag_generation of page 0 when opened
   uint32_t oldest_transaction = 0, oldest_active = 0, oldest_snapshot = 0;
   uint32_t next_transaction = 0;
   uint16_t sequence = 0;  ///< hdr_sequence

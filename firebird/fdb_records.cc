@@ -3,10 +3,9 @@
 #include "firebird/fdb_records.h"
 
 #include <fmt/format.h>
+#include <pbtree/errors.h>
 
 #include <set>
-
-#include <pbtree/errors.h>
 
 namespace pbtree::firebird {
 
@@ -18,13 +17,25 @@ constexpr uint32_t kRhdSize = 13, kRhdeSize = 16, kRhdfSize = 22;
 constexpr uint32_t kPointerHeader = 32, kDataHeader = 24;
 
 // The pointer and data page header fields read here, by name (byte table in fdb_records.h).
-uint32_t ppg_next(const uint8_t* page) { return fdb_u32(page + 20); }
-uint16_t ppg_count(const uint8_t* page) { return fdb_u16(page + 24); }
-uint16_t ppg_relation(const uint8_t* page) { return fdb_u16(page + 26); }
-uint16_t dpg_relation(const uint8_t* page) { return fdb_u16(page + 20); }
-uint16_t dpg_count(const uint8_t* page) { return fdb_u16(page + 22); }
+uint32_t ppg_next(const uint8_t* page) {
+  return fdb_u32(page + 20);
+}
+uint16_t ppg_count(const uint8_t* page) {
+  return fdb_u16(page + 24);
+}
+uint16_t ppg_relation(const uint8_t* page) {
+  return fdb_u16(page + 26);
+}
+uint16_t dpg_relation(const uint8_t* page) {
+  return fdb_u16(page + 20);
+}
+uint16_t dpg_count(const uint8_t* page) {
+  return fdb_u16(page + 22);
+}
 
-uint32_t align(uint32_t v, uint32_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
+uint32_t align(uint32_t v, uint32_t a) {
+  return a <= 1 ? v : (v + a - 1) / a * a;
+}
 
 }  // namespace
 
@@ -44,7 +55,8 @@ bool rle_unpack(std::span<const uint8_t> in, std::vector<uint8_t>& out, size_t m
       if (i >= in.size() || out.size() + run > max_out) return false;
       out.insert(out.end(), run, in[i++]);
     } else {
-      if (i + static_cast<size_t>(len) > in.size() || out.size() + static_cast<size_t>(len) > max_out)
+      if (i + static_cast<size_t>(len) > in.size() ||
+          out.size() + static_cast<size_t>(len) > max_out)
         return false;
       out.insert(out.end(), in.begin() + static_cast<ptrdiff_t>(i),
                  in.begin() + static_cast<ptrdiff_t>(i + static_cast<size_t>(len)));
@@ -59,7 +71,9 @@ RecordFormat RecordFormat::layout(std::vector<FieldDesc> fields) {
   const uint32_t n = static_cast<uint32_t>(fields.size());
   uint32_t offset = ((n + 32) & ~31u) >> 3;  // FLAG_BYTES
   for (FieldDesc& d : fields) {
-    uint32_t a = d.dtype == Dtype::Text ? 1 : (d.dtype == Dtype::Varying ? 2 : std::min<uint32_t>(d.length, 8));
+    uint32_t a = d.dtype == Dtype::Text
+                     ? 1
+                     : (d.dtype == Dtype::Varying ? 2 : std::min<uint32_t>(d.length, 8));
     offset = align(offset, a);
     d.offset = offset;
     offset += d.length;
@@ -77,16 +91,21 @@ const FieldDesc* RecordView::present(size_t field) const {
   return &d;
 }
 
-bool RecordView::is_null(size_t field) const { return present(field) == nullptr; }
+bool RecordView::is_null(size_t field) const {
+  return present(field) == nullptr;
+}
 
 int64_t RecordView::integer(size_t field) const {
   const FieldDesc* d = present(field);
   if (!d) return 0;
   const uint8_t* p = data_.data() + d->offset;
   switch (d->dtype) {
-    case Dtype::Short: return static_cast<int16_t>(fdb_u16(p));
-    case Dtype::Long: return static_cast<int32_t>(fdb_u32(p));
-    default: return 0;
+    case Dtype::Short:
+      return static_cast<int16_t>(fdb_u16(p));
+    case Dtype::Long:
+      return static_cast<int32_t>(fdb_u32(p));
+    default:
+      return 0;
   }
 }
 
@@ -113,8 +132,9 @@ std::vector<uint32_t> pages_relation_pointer_pages(const FdbFile& file) {
     if (!seen.insert(p).second) file.fail(p, FdbPage::Pointer, "pointer page chain loops");
     file.read_page(p, FdbPage::Pointer, page.data());
     if (ppg_relation(page.data()) != 0) {
-      file.fail(p, FdbPage::Pointer, fmt::format("relation {} where RDB$PAGES (0) was expected",
-                                                 ppg_relation(page.data())));
+      file.fail(
+          p, FdbPage::Pointer,
+          fmt::format("relation {} where RDB$PAGES (0) was expected", ppg_relation(page.data())));
     }
     out.push_back(p);
     p = ppg_next(page.data());
@@ -136,7 +156,8 @@ void scan_relation(const FdbFile& file, uint16_t relation_id,
     uint16_t f_line;
     std::span<const uint8_t> data;
   };
-  auto line_at = [&](const std::vector<uint8_t>& buf, uint32_t page, uint32_t line) -> std::optional<Line> {
+  auto line_at = [&](const std::vector<uint8_t>& buf, uint32_t page,
+                     uint32_t line) -> std::optional<Line> {
     const uint32_t count = dpg_count(buf.data());
     if (kDataHeader + 4 * count > ps) {
       file.fail(page, FdbPage::Data, fmt::format("dpg_count {} does not fit the page", count));
@@ -146,20 +167,23 @@ void scan_relation(const FdbFile& file, uint16_t relation_id,
     const uint32_t len = fdb_u16(buf.data() + kDataHeader + 4 * line + 2);
     if (off == 0 || len == 0) return std::nullopt;
     if (off < kDataHeader + 4 * count || off + len > ps || len < kRhdSize) {
-      file.fail(page, FdbPage::Data,
-                fmt::format("line {}: record at offset {} length {} outside the page", line, off, len));
+      file.fail(
+          page, FdbPage::Data,
+          fmt::format("line {}: record at offset {} length {} outside the page", line, off, len));
     }
     const uint8_t* r = buf.data() + off;
     Line l{fdb_u16(r + 10), 0, 0, {}};
     uint32_t hsize = kRhdSize;
     if (l.flags & kIncomplete) {
       hsize = kRhdfSize;
-      if (len < hsize) file.fail(page, FdbPage::Data, fmt::format("line {}: fragment header cut short", line));
+      if (len < hsize)
+        file.fail(page, FdbPage::Data, fmt::format("line {}: fragment header cut short", line));
       l.f_page = fdb_u32(r + 16);
       l.f_line = fdb_u16(r + 20);
     } else if ((l.flags & kLongTranum) && file.ods().rhd_long_tranum) {
       hsize = kRhdeSize;
-      if (len < hsize) file.fail(page, FdbPage::Data, fmt::format("line {}: record header cut short", line));
+      if (len < hsize)
+        file.fail(page, FdbPage::Data, fmt::format("line {}: record header cut short", line));
     }
     l.data = std::span<const uint8_t>(r + hsize, len - hsize);
     return l;
@@ -168,8 +192,9 @@ void scan_relation(const FdbFile& file, uint16_t relation_id,
   for (uint32_t pp : pointer_pages) {
     file.read_page(pp, FdbPage::Pointer, ppg.data());
     if (ppg_relation(ppg.data()) != relation_id) {
-      file.fail(pp, FdbPage::Pointer, fmt::format("relation {} where {} was expected",
-                                                  ppg_relation(ppg.data()), relation_id));
+      file.fail(
+          pp, FdbPage::Pointer,
+          fmt::format("relation {} where {} was expected", ppg_relation(ppg.data()), relation_id));
     }
     const uint32_t count = ppg_count(ppg.data());
     if (kPointerHeader + 4 * count > ps) {
@@ -180,8 +205,9 @@ void scan_relation(const FdbFile& file, uint16_t relation_id,
       if (dp == 0) continue;
       file.read_page(dp, FdbPage::Data, dpg.data());
       if (dpg_relation(dpg.data()) != relation_id) {
-        file.fail(dp, FdbPage::Data, fmt::format("relation {} where {} was expected",
-                                                 dpg_relation(dpg.data()), relation_id));
+        file.fail(dp, FdbPage::Data,
+                  fmt::format("relation {} where {} was expected", dpg_relation(dpg.data()),
+                              relation_id));
       }
       const uint32_t lines = dpg_count(dpg.data());
       for (uint32_t line = 0; line < lines; ++line) {
@@ -200,7 +226,8 @@ void scan_relation(const FdbFile& file, uint16_t relation_id,
             file.fail(fp, FdbPage::Data, fmt::format("line {}: record fragment expected", fl));
           }
           packed.insert(packed.end(), f->data.begin(), f->data.end());
-          if (packed.size() > 2 * max_record + 64) file.fail(fp, FdbPage::Data, "record fragments too long");
+          if (packed.size() > 2 * max_record + 64)
+            file.fail(fp, FdbPage::Data, "record fragments too long");
           more = (f->flags & kIncomplete) != 0;
           fp = f->f_page;
           fl = f->f_line;
@@ -215,8 +242,9 @@ void scan_relation(const FdbFile& file, uint16_t relation_id,
           }
           record = packed;
         } else if (!rle_unpack(packed, record, max_record, file.ods().long_runs)) {
-          file.fail(dp, FdbPage::Data,
-                    fmt::format("line {}: record does not decompress within {} bytes", line, max_record));
+          file.fail(
+              dp, FdbPage::Data,
+              fmt::format("line {}: record does not decompress within {} bytes", line, max_record));
         }
         fn(record);
       }

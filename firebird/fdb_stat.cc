@@ -2,20 +2,22 @@
 #include "firebird/fdb_stat.h"
 
 #include <fmt/format.h>
+#include <pbtree/errors.h>
 
 #include "btree/stats.h"
 #include "node/btree_page.h"
-#include <pbtree/errors.h>
 
 namespace pbtree::firebird {
 
-BtreePageReader fdb_btree_reader(const FdbFile& file, const FdbTable& table, const FdbIndex& index) {
+BtreePageReader fdb_btree_reader(const FdbFile& file, const FdbTable& table,
+                                 const FdbIndex& index) {
   return [&file, id = table.id, index_id = index.id](uint32_t page_no, uint8_t* out) {
     file.read_page(page_no, FdbPage::Btree, out);
     const BtreeHeader h = read_btree_header(out);
     if (h.relation != id) {
-      file.fail(page_no, FdbPage::Btree,
-                fmt::format("btr_relation {} but the index belongs to relation {}", h.relation, id));
+      file.fail(
+          page_no, FdbPage::Btree,
+          fmt::format("btr_relation {} but the index belongs to relation {}", h.relation, id));
     }
     if (h.index_id != (index_id & 0xFF)) {
       file.fail(page_no, FdbPage::Btree,
@@ -76,9 +78,12 @@ std::string fdb_type_name(const FdbSegment& s) {
   const bool scaled = s.scale != 0 || s.field_sub_type == 1 || s.field_sub_type == 2;
   const char* kind = s.field_sub_type == 2 ? "decimal" : "numeric";
   switch (s.field_type) {
-    case 7: return scaled ? fmt::format("{}({},{})", kind, s.precision, -s.scale) : "smallint";
-    case 8: return scaled ? fmt::format("{}({},{})", kind, s.precision, -s.scale) : "integer";
-    case 16: return scaled ? fmt::format("{}({},{})", kind, s.precision, -s.scale) : "bigint";
+    case 7:
+      return scaled ? fmt::format("{}({},{})", kind, s.precision, -s.scale) : "smallint";
+    case 8:
+      return scaled ? fmt::format("{}({},{})", kind, s.precision, -s.scale) : "integer";
+    case 16:
+      return scaled ? fmt::format("{}({},{})", kind, s.precision, -s.scale) : "bigint";
     case 26:
       return scaled ? fmt::format("{}({},{})", kind, s.precision, -s.scale) : "int128";
     case 24:
@@ -89,16 +94,26 @@ std::string fdb_type_name(const FdbSegment& s) {
       return "time with time zone";
     case 29:
       return "timestamp with time zone";
-    case 10: return "float";
-    case 27: return s.scale != 0 ? fmt::format("numeric({},{})", s.precision, -s.scale) : "double";
-    case 12: return "date";
-    case 13: return "time";
-    case 35: return "timestamp";
-    case 23: return "boolean";
-    case 14: return fmt::format("char({})", s.length);
-    case 37: return fmt::format("varchar({})", s.length);
-    case 261: return "blob";
-    default: return fmt::format("type {}", s.field_type);
+    case 10:
+      return "float";
+    case 27:
+      return s.scale != 0 ? fmt::format("numeric({},{})", s.precision, -s.scale) : "double";
+    case 12:
+      return "date";
+    case 13:
+      return "time";
+    case 35:
+      return "timestamp";
+    case 23:
+      return "boolean";
+    case 14:
+      return fmt::format("char({})", s.length);
+    case 37:
+      return fmt::format("varchar({})", s.length);
+    case 261:
+      return "blob";
+    default:
+      return fmt::format("type {}", s.field_type);
   }
 }
 

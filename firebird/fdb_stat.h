@@ -4,11 +4,12 @@
 // JSON renderings live in tools/cmd_firebird.cc.
 #pragma once
 
+#include <pbtree/index_file.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include <pbtree/index_file.h>
 #include "btree/stats.h"
 #include "firebird/fdb_catalog.h"
 #include "firebird/fdb_file.h"
@@ -17,9 +18,9 @@ namespace pbtree::firebird {
 
 /// Which tables and indexes to report.
 struct FdbStatFilter {
-  std::string table;   ///< only this table (empty: all)
-  std::string index;   ///< only this index (empty: all)
-  bool system = false; ///< include system tables (gstat -system)
+  std::string table;    ///< only this table (empty: all)
+  std::string index;    ///< only this index (empty: all)
+  bool system = false;  ///< include system tables (gstat -system)
 };
 
 /// The page reader analyze_fdb_index uses: Firebird page checks (type 7, self number, not

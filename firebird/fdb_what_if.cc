@@ -3,12 +3,12 @@
 #include "firebird/fdb_what_if.h"
 
 #include <fmt/format.h>
+#include <pbtree/errors.h>
+#include <pbtree/keys.h>
 
 #include <optional>
 
 #include "firebird/fdb_entries.h"
-#include <pbtree/keys.h>
-#include <pbtree/errors.h>
 
 namespace pbtree::firebird {
 
@@ -96,43 +96,43 @@ FdbWhatIf fdb_what_if(const FdbFile& file, const FdbIndex& index,
   o.current = std::make_pair(kt->format, NodeLayout::Firebird);
   WhatIfEstimator est(o);
   try {
-  std::string storage;
-  KeyBuffer probe, bcd;
-  uint64_t seen = 0;
-  for_each_fdb_entry(file, index, [&](std::span<const uint8_t> key, uint64_t recno) {
-    if (on_entries && ++seen % kWhatIfProgressEvery == 0) on_entries(seen);
-    if (!rescaled) {
-      est.add(key, recno);
-      return;
-    }
-    Value v = key_to_value(kt->type, kt->format, index.descending, key, storage);
-    if (v.kind == Value::Kind::Exact) {
-      // The values mapping to one key are contiguous: step down to the smallest.
-      bool shared = false;
-      for (int step = 0; step < 100000; ++step) {
-        Value lower = Value::exact(v.coefficient - 1, v.scale);
-        try {
-          build_key(kt->type, kt->format, lower, index.descending, probe);
-        } catch (const KeyError&) {
-          break;  // below the type's range
-        }
-        if (!same(probe, key)) break;
-        v = lower;
-        shared = true;
+    std::string storage;
+    KeyBuffer probe, bcd;
+    uint64_t seen = 0;
+    for_each_fdb_entry(file, index, [&](std::span<const uint8_t> key, uint64_t recno) {
+      if (on_entries && ++seen % kWhatIfProgressEvery == 0) on_entries(seen);
+      if (!rescaled) {
+        est.add(key, recno);
+        return;
       }
-      if (!shared) {
-        Value upper = Value::exact(v.coefficient + 1, v.scale);
-        try {
-          build_key(kt->type, kt->format, upper, index.descending, probe);
-          shared = same(probe, key);
-        } catch (const KeyError&) {
+      Value v = key_to_value(kt->type, kt->format, index.descending, key, storage);
+      if (v.kind == Value::Kind::Exact) {
+        // The values mapping to one key are contiguous: step down to the smallest.
+        bool shared = false;
+        for (int step = 0; step < 100000; ++step) {
+          Value lower = Value::exact(v.coefficient - 1, v.scale);
+          try {
+            build_key(kt->type, kt->format, lower, index.descending, probe);
+          } catch (const KeyError&) {
+            break;  // below the type's range
+          }
+          if (!same(probe, key)) break;
+          v = lower;
+          shared = true;
         }
+        if (!shared) {
+          Value upper = Value::exact(v.coefficient + 1, v.scale);
+          try {
+            build_key(kt->type, kt->format, upper, index.descending, probe);
+            shared = same(probe, key);
+          } catch (const KeyError&) {
+          }
+        }
+        if (shared) ++out.shared_keys;
       }
-      if (shared) ++out.shared_keys;
-    }
-    build_key(kt->type, KeyFormat::Bcd, v, index.descending, bcd);
-    est.add(bcd.bytes(), recno);
-  });
+      build_key(kt->type, KeyFormat::Bcd, v, index.descending, bcd);
+      est.add(bcd.bytes(), recno);
+    });
   } catch (const KeyError& e) {
     throw CorruptError(fmt::format("{}: index {}: {}", file.path(), index.name, e.what()));
   }

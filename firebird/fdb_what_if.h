@@ -16,9 +16,9 @@ namespace pbtree::firebird {
 /// The prediction for one index, or why there is none.
 struct FdbWhatIf {
   bool predicted = false;
-  std::string why;            ///< if not predicted: "compound index (2 segments)", ...
-  WhatIfReport report;        ///< info.def: name, pbtree type, Firebird's key format, layout
-  uint64_t shared_keys = 0;   ///< rescaled-double keys that several values map to
+  std::string why;           ///< if not predicted: "compound index (2 segments)", ...
+  WhatIfReport report;       ///< info.def: name, pbtree type, Firebird's key format, layout
+  uint64_t shared_keys = 0;  ///< rescaled-double keys that several values map to
 };
 
 /// Streams the index's entries once through a WhatIfEstimator (page size = the database's).

@@ -3,8 +3,8 @@
 // (key, record number, line tag, in order), the same row count, or the same error message
 // ("<file>:<line>: <what>"). Byte 0 picks the chunk size (low 5 bits: 1..32 bytes, edges
 // everywhere, inside quoted fields too) and the long-record switch to a serial reader (high
-// 3 bits: off, or after 4..28 bytes), byte 1 the column (1..3), the type (varchar(20) or integer), the
-// header flag and a max_rows limit; the rest is the CSV text.
+// 3 bits: off, or after 4..28 bytes), byte 1 the column (1..3), the type (varchar(20) or integer),
+// the header flag and a max_rows limit; the rest is the CSV text.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>

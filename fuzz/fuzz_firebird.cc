@@ -11,6 +11,9 @@
 // CorruptError, UsageError or KeyError; any other exception, a crash, a hang or a sanitizer
 // report is a bug. Seeds (fuzz/corpus/fuzz_firebird/) are pages of a real database made by
 // isql-fb (ODS 12) and of real ODS 11.2, 13.0 and 13.1 files: fuzz/make_firebird_corpus.py.
+#include <pbtree/errors.h>
+#include <pbtree/keys.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -23,8 +26,6 @@
 #include "firebird/fdb_stat.h"
 #include "firebird/fdb_table_stat.h"
 #include "firebird/fdb_what_if.h"
-#include <pbtree/keys.h>
-#include <pbtree/errors.h>
 
 namespace {
 

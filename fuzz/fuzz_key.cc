@@ -4,6 +4,8 @@
 //  - odd: the rest is value text for the type picked by byte 1; if parse_value accepts it,
 //    then for every allowed format and both directions build_key -> key_to_text ->
 //    parse_value -> build_key must give the same key bytes (only KeyError may be thrown).
+#include <pbtree/keys.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -11,8 +13,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-
-#include <pbtree/keys.h>
 
 namespace {
 

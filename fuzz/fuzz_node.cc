@@ -4,6 +4,8 @@
 // also describe a valid node (kind, record number, child page, prefix, data) that must
 // survive encode_node -> decode_node, and a jump node that must survive
 // encode_jump_node -> decode_jump_node, field for field.
+#include <pbtree/errors.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +19,6 @@
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include <pbtree/errors.h>
 
 namespace {
 

@@ -5,6 +5,9 @@
 // other exception is a bug. Byte 0 bit 0 set: before writing, every whole page gets its page
 // number (bytes 12..15, unless bit 1 is set) and a correct CRC-32C (bytes 4..7), page size from
 // the header if valid, else 4096 — so the fuzzer gets past the checksums to the decoders.
+#include <pbtree/errors.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -15,9 +18,6 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
-#include <pbtree/errors.h>
 #include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/page_file.h"

@@ -4,6 +4,8 @@
 // number, ascending and descending) must either succeed or throw CorruptError; any other
 // exception, a crash or a sanitizer report is a bug. A page that decodes is re-encoded and
 // decoded again: the entries must survive the round trip.
+#include <pbtree/errors.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -17,7 +19,6 @@
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include <pbtree/errors.h>
 
 namespace {
 

@@ -9,6 +9,9 @@
 // salt, frame count, batch CRC and CRC are made right, so the fuzzer gets past the checksums to
 // the rules; bit 2: the header's file id is the db file's and commit numbers are raised to at
 // least the file's commit counter.
+#include <pbtree/errors.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -20,9 +23,6 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
-#include <pbtree/errors.h>
 #include "page/page_file.h"
 #include "page/wal.h"
 
@@ -61,8 +61,8 @@ NoSyncIo& no_sync_io() {
 // file on close).
 const std::string& db_path() {
   static const std::string path =
-      std::string(::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp") +
-      "/pbtree-fuzz-wal-" + std::to_string(static_cast<long>(::getpid())) + ".pbt";
+      std::string(::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp") + "/pbtree-fuzz-wal-" +
+      std::to_string(static_cast<long>(::getpid())) + ".pbt";
   return path;
 }
 

@@ -3,6 +3,8 @@
 // their B-tree pages, encoded nodes and jump nodes, normalized keys and value texts.
 // Usage: pbtree-fuzz-corpus <corpus dir>. Run by hand when a format changes; the output is
 // committed (total well under 2 MB).
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -14,8 +16,6 @@
 #include <string>
 #include <vector>
 
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"

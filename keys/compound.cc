@@ -2,10 +2,9 @@
 // multi-segment index (firebird-format.md §1.12), splitting a stored compound key (§1.11)
 // back into its segments, the uniqueness exemption of keys with a NULL segment, and the
 // compound form of key_value_text.
+#include <fmt/format.h>
 #include <pbtree/keys.h>
 #include <pbtree/types.h>
-
-#include <fmt/format.h>
 
 #include "util/bytes.h"
 
@@ -62,8 +61,8 @@ void check_definition_key_limit(const IndexDefinition& def, uint32_t page_size) 
     throw KeyError(fmt::format(
         "key size exceeds implementation restriction for a{} index on ({}): keys up to {} "
         "bytes, rounded up to {}, must be below page_size/4 = {} bytes (page size {})",
-        def.descending ? " descending" : "n ascending", segment_type_list(def), max_len,
-        rounded, page_size / 4, page_size));
+        def.descending ? " descending" : "n ascending", segment_type_list(def), max_len, rounded,
+        page_size / 4, page_size));
   }
 }
 
@@ -72,8 +71,8 @@ void check_definition_key_limit(const IndexDefinition& def, uint32_t page_size) 
 // nothing; the whole key inverted if descending. A segment's own key never ends in 00
 // (trailing zeros / spaces are stripped), so the zeros at the end of its last chunk are
 // padding; the descending NULL segment (00 before inversion) loses all of them.
-std::optional<std::vector<std::vector<uint8_t>>> split_compound_key(
-    const IndexDefinition& def, std::span<const uint8_t> key) {
+std::optional<std::vector<std::vector<uint8_t>>> split_compound_key(const IndexDefinition& def,
+                                                                    std::span<const uint8_t> key) {
   const size_t n = def.segment_count();
   const bool desc = def.descending;
   if (n == 1) return std::vector<std::vector<uint8_t>>{{key.begin(), key.end()}};

@@ -2,10 +2,8 @@
 // and key length limits (src/jrd/dfw.epp, src/jrd/idx.cpp, src/jrd/Database.h of Firebird
 // v5.0.4). Strict value parsing is keys/value_parse.cc, stored keys back to text
 // keys/key_text.cc; the key bytes themselves are built in keys/key_build.cc (layouts there).
-#include <pbtree/keys.h>
-#include "util/bytes.h"
-
 #include <fmt/format.h>
+#include <pbtree/keys.h>
 
 #include <algorithm>
 #include <array>
@@ -15,6 +13,7 @@
 #include <cstring>
 
 #include "keys/key_internal.h"
+#include "util/bytes.h"
 
 namespace pbtree {
 

@@ -20,12 +20,12 @@
 //   NULL: empty ascending, FF descending. Descending: 01 put in front of a key starting
 //     with 00/01, then every byte XOR FF. Compound keys: see build_compound_key below.
 #include <fmt/format.h>
+#include <pbtree/keys.h>
 
 #include <bit>
 #include <cmath>
 #include <cstring>
 
-#include <pbtree/keys.h>
 #include "keys/key_internal.h"
 #include "keys/number_encode.h"
 #include "util/coding.h"
@@ -48,7 +48,6 @@ constexpr size_t kTmp = 24;  // room for any numeric key (19 bytes) plus an esca
   throw KeyError(fmt::format("{} cannot be stored in a {} key (column type {})", kind,
                              key_format_name(format), type.name()));
 }
-
 
 /// An integral double as an exact value of `type` (scale 0); KeyError unless integral and
 /// within the type's range.

@@ -5,9 +5,8 @@
 // printed text (key_to_text, keys/key_text.cc, prints the same decoded key). Only what the
 // native path does not take (a value outside the column's range or scale, a format the column
 // type does not allow) goes through the printer and parse_value, so errors read the same.
-#include <pbtree/keys.h>
-
 #include <fmt/format.h>
+#include <pbtree/keys.h>
 
 #include <algorithm>
 #include <array>
@@ -166,7 +165,6 @@ bool decode_decimal(std::span<const uint8_t> body, int pmax, int bias, Value& ou
   out = Value::exact(static_cast<i128>(neg ? u128(0) - c : c), static_cast<uint8_t>(-x));
   return true;
 }
-
 
 }  // namespace
 

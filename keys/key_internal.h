@@ -4,13 +4,13 @@
 // 128-bit integers and the decoded form of a stored key. Not part of the public API.
 #pragma once
 
+#include <pbtree/keys.h>
+
 #include <bit>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
-
-#include <pbtree/keys.h>
 
 namespace pbtree::keys_internal {
 

@@ -14,7 +14,6 @@
 
 namespace pbtree::keys_internal {
 
-
 /// Double key bytes of d (not NaN) into p; returns the length 1..8.
 inline size_t encode_double(double d, uint8_t* p) {
   if (d == 0) d = 0;  // -0 -> +0
@@ -35,45 +34,45 @@ inline double exact_to_double(i128 c, int scale) {
 /// make_int64_key()'s magnitude table (src/jrd/btr.cpp, int64_scale_control): row n is
 /// used for |q0| >= kLimit[n]; the factor is 10^n.
 inline constexpr int64_t kLimit[19] = {922337203685470000LL,
-                                92233720368547000LL,
-                                9223372036854700LL,
-                                922337203685470LL,
-                                92233720368548LL,
-                                9223372036855LL,
-                                922337203686LL,
-                                92233720369LL,
-                                9223372035LL,
-                                922337204LL,
-                                92233721LL,
-                                9223373LL,
-                                922338LL,
-                                92234LL,
-                                9224LL,
-                                923LL,
-                                93LL,
-                                10LL,
-                                1LL};
+                                       92233720368547000LL,
+                                       9223372036854700LL,
+                                       922337203685470LL,
+                                       92233720368548LL,
+                                       9223372036855LL,
+                                       922337203686LL,
+                                       92233720369LL,
+                                       9223372035LL,
+                                       922337204LL,
+                                       92233721LL,
+                                       9223373LL,
+                                       922338LL,
+                                       92234LL,
+                                       9224LL,
+                                       923LL,
+                                       93LL,
+                                       10LL,
+                                       1LL};
 
 inline constexpr uint64_t kPow10U64[20] = {1ull,
-                                    10ull,
-                                    100ull,
-                                    1000ull,
-                                    10000ull,
-                                    100000ull,
-                                    1000000ull,
-                                    10000000ull,
-                                    100000000ull,
-                                    1000000000ull,
-                                    10000000000ull,
-                                    100000000000ull,
-                                    1000000000000ull,
-                                    10000000000000ull,
-                                    100000000000000ull,
-                                    1000000000000000ull,
-                                    10000000000000000ull,
-                                    100000000000000000ull,
-                                    1000000000000000000ull,
-                                    10000000000000000000ull};
+                                           10ull,
+                                           100ull,
+                                           1000ull,
+                                           10000ull,
+                                           100000ull,
+                                           1000000ull,
+                                           10000000ull,
+                                           100000000ull,
+                                           1000000000ull,
+                                           10000000000ull,
+                                           100000000000ull,
+                                           1000000000000ull,
+                                           10000000000000ull,
+                                           100000000000000ull,
+                                           1000000000000000ull,
+                                           10000000000000000ull,
+                                           100000000000000000ull,
+                                           1000000000000000000ull,
+                                           10000000000000000000ull};
 
 inline int digits_u64(uint64_t u) {
   const int bits = 64 - std::countl_zero(u | 1);

@@ -1,9 +1,10 @@
 // Search-key conversion for find/scan: general-number parsing with Boost.Multiprecision,
 // directed rounding into the column's type, value-order bounds -> index-order ScanRange,
 // and STARTING WITH prefixes on (possibly descending) varchar keys. See <pbtree/search.h>.
-#include <pbtree/search.h>
-
 #include <fmt/format.h>
+#include <pbtree/errors.h>
+#include <pbtree/keys.h>
+#include <pbtree/search.h>
 
 #include <algorithm>
 #include <boost/multiprecision/cpp_int.hpp>
@@ -12,9 +13,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-
-#include <pbtree/errors.h>
-#include <pbtree/keys.h>
 
 namespace pbtree {
 

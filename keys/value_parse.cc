@@ -1,8 +1,6 @@
 // Strict parsing of value text into a Value of a column type (parse_value, <pbtree/keys.h>).
-#include <pbtree/keys.h>
-#include "util/bytes.h"
-
 #include <fmt/format.h>
+#include <pbtree/keys.h>
 
 #include <algorithm>
 #include <array>
@@ -12,6 +10,7 @@
 #include <cstring>
 
 #include "keys/key_internal.h"
+#include "util/bytes.h"
 
 namespace pbtree {
 

@@ -48,7 +48,6 @@ void write_btree_header(uint8_t* page, const BtreeHeader& h) {
   page[38] = h.jump_count;
 }
 
-
 void check_btree_frame(const uint8_t* page, uint32_t page_size) {
   if (page[0] == static_cast<uint8_t>(PageType::Btree)) check_btree_header(page, page_size);
 }
@@ -70,8 +69,8 @@ BtreeHeader check_btree_header(const uint8_t* page, uint32_t page_size) {
     corrupt_page(page, fmt::format("level {} exceeds {}", h.level, kMaxLevels - 1));
   uint32_t first = kBtreeHeaderSize + h.jump_size;
   if (h.length <= first || h.length > page_size) {
-    corrupt_page(page, fmt::format("btr_length {} outside [{}, {}] (jump size {})", h.length, first + 1,
-                              page_size, h.jump_size));
+    corrupt_page(page, fmt::format("btr_length {} outside [{}, {}] (jump size {})", h.length,
+                                   first + 1, page_size, h.jump_size));
   }
   return h;
 }

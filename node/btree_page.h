@@ -24,11 +24,11 @@
 //
 #pragma once
 
-#include <cstdint>
-#include <string>
-
 #include <pbtree/errors.h>
 #include <pbtree/types.h>
+
+#include <cstdint>
+#include <string>
 
 #include "page/page_header.h"
 #include "util/coding.h"

@@ -1,7 +1,5 @@
 // Compact node codec (pbtree's own layout, docs/FORMAT.md §2.9; byte layout at the top of
 // node/node.h), the layout dispatch of decode_node, and its walk from the nearest jump target.
-#include "node/node.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +8,7 @@
 #include <stdexcept>
 
 #include "node/jump_table.h"
+#include "node/node.h"
 #include "node/node_internal.h"
 
 namespace pbtree {
@@ -169,8 +168,8 @@ IndexNode decode_compact_node(const uint8_t* page, uint32_t limit, uint32_t offs
       nbytes = 5;
     }
     if (pos >= limit) {
-      corrupt_page(page, fmt::format("node at offset {}: prefix/length byte runs past byte {}", offset,
-                                limit));
+      corrupt_page(page, fmt::format("node at offset {}: prefix/length byte runs past byte {}",
+                                     offset, limit));
     }
     uint8_t pl = page[pos++];
     node.prefix = pl >> 4;
@@ -185,19 +184,20 @@ IndexNode decode_compact_node(const uint8_t* page, uint32_t limit, uint32_t offs
     node.absolute = false;
     if (prev == nullptr) {
       corrupt_page(page, fmt::format("node at offset {}: relative node (code {:#04x}) without a "
-                                "predecessor (first node or jump target)",
-                                offset, h));
+                                     "predecessor (first node or jump target)",
+                                     offset, h));
     }
     uint32_t drop = shape;
     if (drop > prev->key_length) {
       corrupt_page(page, fmt::format("node at offset {}: drops {} bytes of a {}-byte previous key",
-                                offset, drop, prev->key_length));
+                                     offset, drop, prev->key_length));
     }
     node.prefix = prev->key_length - drop;
     node.length = drop;
   }
   if (uint64_t{pos} + nbytes > limit) {
-    corrupt_page(page, fmt::format("node at offset {}: record number runs past byte {}", offset, limit));
+    corrupt_page(page,
+                 fmt::format("node at offset {}: record number runs past byte {}", offset, limit));
   }
   uint64_t rest = 0;
   for (uint32_t i = 0; i < nbytes; ++i) rest |= uint64_t{page[pos + i]} << (8 * i);
@@ -215,19 +215,20 @@ IndexNode decode_compact_node(const uint8_t* page, uint32_t limit, uint32_t offs
     node.recno = static_cast<uint64_t>(r);
   }
   if (node.recno > kMaxRecno) {
-    corrupt_page(page,
-            fmt::format("node at offset {}: record number {} exceeds 40 bits", offset, node.recno));
+    corrupt_page(page, fmt::format("node at offset {}: record number {} exceeds 40 bits", offset,
+                                   node.recno));
   }
   if (!leaf) {
     uint64_t p = get_varint(page, limit, pos, 5, "page number", offset, kWhat);
     if (p > 0xFFFFFFFFu) {
-      corrupt_page(page, fmt::format("node at offset {}: page number {} exceeds 32 bits", offset, p));
+      corrupt_page(page,
+                   fmt::format("node at offset {}: page number {} exceeds 32 bits", offset, p));
     }
     node.page_number = static_cast<uint32_t>(p);
   }
   if (uint64_t{pos} + node.length > limit) {
     corrupt_page(page, fmt::format("node at offset {}: {} data bytes run past byte {}", offset,
-                              node.length, limit));
+                                   node.length, limit));
   }
   node.data = page + pos;
   node.size = pos + node.length - offset;

@@ -1,7 +1,5 @@
 // Firebird ODS 12 node codec (byte layout at the top of node/node.h; Firebird
 // src/jrd/btn.cpp IndexNode::writeNode/readNode): size, encode and the checked decode.
-#include "node/node.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "node/node.h"
 #include "node/node_inline.h"
 #include "node/node_internal.h"
 
@@ -63,7 +62,6 @@ uint32_t encode_node(const NodeFields& node, bool leaf, uint8_t* out) {
   return n + static_cast<uint32_t>(node.data.size());
 }
 
-
 namespace node_detail {
 
 IndexNode decode_firebird_node(const uint8_t* page, uint32_t limit, uint32_t offset, bool leaf) {
@@ -79,7 +77,8 @@ IndexNode decode_firebird_node(const uint8_t* page, uint32_t limit, uint32_t off
   node.offset = offset;
   uint8_t b = page[offset];
   uint8_t flag = b >> 5;
-  if (flag > 5) corrupt_page(page, fmt::format("node at offset {}: reserved flag {}", offset, flag));
+  if (flag > 5)
+    corrupt_page(page, fmt::format("node at offset {}: reserved flag {}", offset, flag));
   node.flag = static_cast<NodeFlag>(flag);
   if (node.flag == NodeFlag::EndLevel) {
     node.size = 1;
@@ -92,7 +91,8 @@ IndexNode decode_firebird_node(const uint8_t* page, uint32_t limit, uint32_t off
   if (!leaf) {
     uint64_t p = get_varint(page, limit, pos, 5, "page number", offset, kWhat);
     if (p > 0xFFFFFFFFu) {
-      corrupt_page(page, fmt::format("node at offset {}: page number {} exceeds 32 bits", offset, p));
+      corrupt_page(page,
+                   fmt::format("node at offset {}: page number {} exceeds 32 bits", offset, p));
     }
     node.page_number = static_cast<uint32_t>(p);
   }
@@ -113,13 +113,12 @@ IndexNode decode_firebird_node(const uint8_t* page, uint32_t limit, uint32_t off
   }
   if (uint64_t{pos} + node.length > limit) {
     corrupt_page(page, fmt::format("node at offset {}: {} data bytes run past byte {}", offset,
-                              node.length, limit));
+                                   node.length, limit));
   }
   node.data = page + pos;
   node.size = pos + node.length - offset;
   return node;
 }
-
 
 }  // namespace node_detail
 

@@ -24,14 +24,14 @@ namespace node_detail {
 void check_jump_target(const uint8_t* page, uint32_t index, uint32_t target, uint32_t first,
                        uint32_t limit) {
   if (target == first) {
-    corrupt_page(page, fmt::format("jump node {} points at the first node (offset {})", index, target));
+    corrupt_page(page,
+                 fmt::format("jump node {} points at the first node (offset {})", index, target));
   }
   if (target < first || target >= limit) {
-    corrupt_page(page, fmt::format("jump node {} points at offset {} outside ({}, {})", index, target,
-                              first, limit));
+    corrupt_page(page, fmt::format("jump node {} points at offset {} outside ({}, {})", index,
+                                   target, first, limit));
   }
 }
-
 
 }  // namespace node_detail
 
@@ -69,7 +69,6 @@ JumpNode decode_jump_node(const uint8_t* page, uint32_t limit, uint32_t offset) 
   return j;
 }
 
-
 std::vector<JumpEntry> decode_jump_table(const uint8_t* page, uint32_t page_size) {
   BtreeHeader h = check_btree_header(page, page_size);
   uint32_t first = kBtreeHeaderSize + h.jump_size;
@@ -81,8 +80,8 @@ std::vector<JumpEntry> decode_jump_table(const uint8_t* page, uint32_t page_size
     JumpNode j = decode_jump_node(page, first, pos);
     if (i == 0 && j.prefix != 0) corrupt_page(page, "first jump node has a prefix");
     if (j.prefix > key.size()) {
-      corrupt_page(page, fmt::format("jump node {} has prefix {} beyond the previous jump key ({})", i,
-                                j.prefix, key.size()));
+      corrupt_page(page, fmt::format("jump node {} has prefix {} beyond the previous jump key ({})",
+                                     i, j.prefix, key.size()));
     }
     node_detail::check_jump_target(page, i, j.node_offset, first, h.length);
     key.resize(j.prefix);

@@ -54,8 +54,8 @@ inline JumpField jump_field(const uint8_t* d, uint32_t limit, uint32_t pos) {
 // The jump table Firebird's rule gives the page after the edit, written into scratch.jump
 // (target offsets patched once its size is known). Firebird layout only. Returns false if it
 // does not fit.
-bool rebuild_jumps(const uint8_t* d, uint32_t page_size, const BtreeHeader& h,
-                   const LeafEdit& e, const LeafEditScratch& s, LeafEditPlan& plan) {
+bool rebuild_jumps(const uint8_t* d, uint32_t page_size, const BtreeHeader& h, const LeafEdit& e,
+                   const LeafEditScratch& s, LeafEditPlan& plan) {
   const bool leaf = h.level == 0;
   const uint32_t interval = h.jump_interval;
   const uint32_t old_first = kBtreeHeaderSize + h.jump_size;
@@ -140,7 +140,8 @@ bool rebuild_jumps(const uint8_t* d, uint32_t page_size, const BtreeHeader& h,
           ++gi;
           continue;
         }
-        const int64_t r = int64_t{o} - old_first + (o >= edit_end ? int64_t(e.bytes.size()) - e.old_len : 0);
+        const int64_t r =
+            int64_t{o} - old_first + (o >= edit_end ? int64_t(e.bytes.size()) - e.old_len : 0);
         if (r > t) break;
         best = gi;
         best_rel = r;
@@ -254,7 +255,8 @@ void apply_leaf_edit(uint8_t* d, const LeafEdit& e, const LeafEditPlan& plan,
       uint32_t pos = kBtreeHeaderSize;
       for (uint32_t i = 0; i < h.jump_count; ++i) {
         const JumpField j = jump_field(d, old_first, pos);
-        if (j.node_offset >= e.pos) put_u16(d + j.field, static_cast<uint16_t>(j.node_offset + delta));
+        if (j.node_offset >= e.pos)
+          put_u16(d + j.field, static_cast<uint16_t>(j.node_offset + delta));
         pos += j.size;
       }
     }
@@ -311,7 +313,8 @@ bool rejump_compact_page(const uint8_t* d, uint32_t page_size, const LeafEditScr
       std::memcpy(s.nodes + rel, d + off, n.size);
     } else {
       const NodeFields f{n.is_end_bucket() ? NodeKind::EndBucket : NodeKind::Entry, n.recno,
-                         n.page_number, n.prefix, std::span<const uint8_t>(cur + n.prefix, n.length)};
+                         n.page_number, n.prefix,
+                         std::span<const uint8_t>(cur + n.prefix, n.length)};
       size = compact_node_size(f, leaf, explicit_form ? nullptr : &ctx);
       if (rel + size > page_size) return false;
       encode_compact_node(f, leaf, explicit_form ? nullptr : &ctx, s.nodes + rel);
@@ -338,7 +341,8 @@ bool rejump_compact_page(const uint8_t* d, uint32_t page_size, const LeafEditScr
   const uint64_t length = uint64_t{kBtreeHeaderSize} + jpos + rel;
   if (length > page_size || length > 0xFFFF) return false;
   const uint32_t first = kBtreeHeaderSize + jpos;
-  for (uint32_t i = 0; i < count; ++i) put_u16(s.jump + fields[i], static_cast<uint16_t>(first + rels[i]));
+  for (uint32_t i = 0; i < count; ++i)
+    put_u16(s.jump + fields[i], static_cast<uint16_t>(first + rels[i]));
   std::memcpy(s.page, d, kBtreeHeaderSize);
   if (jpos != 0) std::memcpy(s.page + kBtreeHeaderSize, s.jump, jpos);
   std::memcpy(s.page + first, s.nodes, rel);

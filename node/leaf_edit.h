@@ -17,10 +17,10 @@ class PageDirectory;
 
 /// One node of an edit's replacement bytes, as the jump-table rebuild needs it.
 struct EditNode {
-  uint32_t size = 0;              ///< encoded bytes
-  uint32_t prefix = 0;            ///< bytes shared with the previous node's key
-  std::span<const uint8_t> key;   ///< the node's full key (empty for END_LEVEL)
-  bool entry = true;              ///< false for END_BUCKET / END_LEVEL (never a jump target)
+  uint32_t size = 0;             ///< encoded bytes
+  uint32_t prefix = 0;           ///< bytes shared with the previous node's key
+  std::span<const uint8_t> key;  ///< the node's full key (empty for END_LEVEL)
+  bool entry = true;             ///< false for END_BUCKET / END_LEVEL (never a jump target)
 };
 
 /// Replace the nodes in [pos, pos + old_len) of a page by `bytes` (the nodes `nodes`).
@@ -50,11 +50,11 @@ struct LeafEdit {
 
 /// What apply_leaf_edit does; filled by plan_leaf_edit.
 struct LeafEditPlan {
-  bool rebuild = false;       ///< the jump table is replaced by the one in the jump scratch
+  bool rebuild = false;  ///< the jump table is replaced by the one in the jump scratch
   /// (plan_leaf_edit returned false) a compact page needs other jump targets: edit a copy,
   /// then rejump_compact_page.
   bool rejump = false;
-  uint32_t new_length = 0;    ///< btr_length after the edit
+  uint32_t new_length = 0;  ///< btr_length after the edit
   uint32_t new_jump_size = 0;
   uint32_t new_jump_count = 0;
   /// (rebuild false, set by plan_leaf_edit) page offsets of the 2-byte target fields of the
@@ -69,18 +69,24 @@ struct LeafEditPlan {
 /// Scratch for the edits, allocated once per writer: jump table, two key buffers, and for
 /// rejump_compact_page a page copy and a node area.
 struct LeafEditScratch {
-  uint8_t* jump = nullptr;    ///< page_size bytes
-  uint8_t* key_a = nullptr;   ///< page_size / 2 bytes each (keys are < page_size / 4)
+  uint8_t* jump = nullptr;   ///< page_size bytes
+  uint8_t* key_a = nullptr;  ///< page_size / 2 bytes each (keys are < page_size / 4)
   uint8_t* key_b = nullptr;
-  uint8_t* page = nullptr;    ///< page_size bytes
-  uint8_t* nodes = nullptr;   ///< page_size bytes
-  uint8_t* copy = nullptr;    ///< page_size bytes: the edited copy rejump_compact_page reads
+  uint8_t* page = nullptr;   ///< page_size bytes
+  uint8_t* nodes = nullptr;  ///< page_size bytes
+  uint8_t* copy = nullptr;   ///< page_size bytes: the edited copy rejump_compact_page reads
 };
 /// Bytes a LeafEditScratch needs at `page_size`; carve_leaf_edit_scratch lays one out in them.
-inline size_t leaf_edit_scratch_size(uint32_t page_size) { return size_t{page_size} * 5; }
+inline size_t leaf_edit_scratch_size(uint32_t page_size) {
+  return size_t{page_size} * 5;
+}
 inline LeafEditScratch carve_leaf_edit_scratch(uint8_t* buf, uint32_t page_size) {
-  return {buf, buf + page_size, buf + page_size * 3 / 2, buf + size_t{page_size} * 2,
-          buf + size_t{page_size} * 3, buf + size_t{page_size} * 4};
+  return {buf,
+          buf + page_size,
+          buf + page_size * 3 / 2,
+          buf + size_t{page_size} * 2,
+          buf + size_t{page_size} * 3,
+          buf + size_t{page_size} * 4};
 }
 
 /// True if a jump node of `page` targets the node at `offset`.

@@ -123,7 +123,8 @@ uint32_t encode_compact_node(const NodeFields& node, bool leaf, const NodeContex
 /// compact_node_size() on compact pages (`prev` null: explicit form).
 inline uint32_t node_size(NodeLayout layout, const NodeFields& node, bool leaf,
                           const NodeContext* prev) {
-  return layout == NodeLayout::Compact ? compact_node_size(node, leaf, prev) : node_size(node, leaf);
+  return layout == NodeLayout::Compact ? compact_node_size(node, leaf, prev)
+                                       : node_size(node, leaf);
 }
 /// Writes `node` in `layout` at `out` (see node_size above); returns the bytes written.
 inline uint32_t encode_node(NodeLayout layout, const NodeFields& node, bool leaf,

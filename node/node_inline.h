@@ -14,9 +14,9 @@
 
 namespace pbtree {
 
-/// The Firebird-layout inline decoder behind decode_node_quick, for scans and searches: decodes the node at
-/// `offset` into `node` when its header lies wholly at least 16 bytes before `limit` (so the
-/// varints need no per-byte bounds checks) and every field is well-formed; returns false
+/// The Firebird-layout inline decoder behind decode_node_quick, for scans and searches: decodes the
+/// node at `offset` into `node` when its header lies wholly at least 16 bytes before `limit` (so
+/// the varints need no per-byte bounds checks) and every field is well-formed; returns false
 /// otherwise, and the caller then calls decode_node, which takes the checked path and throws
 /// CorruptError on a malformed node. Firebird-layout pages only (false on compact pages, whose
 /// nodes need their predecessor). Never reads at or beyond `limit`.
@@ -115,8 +115,8 @@ namespace pbtree {
     if (shape == 0) {
       recno = prev.recno + d;
     } else {
-      const int64_t r =
-          static_cast<int64_t>(prev.recno) + (static_cast<int64_t>(d >> 1) ^ -static_cast<int64_t>(d & 1));
+      const int64_t r = static_cast<int64_t>(prev.recno) +
+                        (static_cast<int64_t>(d >> 1) ^ -static_cast<int64_t>(d & 1));
       if (r < 0) return false;
       recno = static_cast<uint64_t>(r);
     }

@@ -14,21 +14,20 @@ namespace pbtree::node_detail {
 
 // Reads a varint of at most `max_bytes` bytes at `pos`, never at or beyond `limit`.
 inline uint64_t get_varint(const uint8_t* page, uint32_t limit, uint32_t& pos, int max_bytes,
-                    const char* field, uint32_t node_offset, const char* what) {
+                           const char* field, uint32_t node_offset, const char* what) {
   uint64_t value = 0;
   for (int i = 0; i < max_bytes; ++i) {
     if (pos >= limit) {
-      corrupt_page(page, fmt::format("{} at offset {}: {} runs past byte {}", what, node_offset, field,
-                                limit));
+      corrupt_page(page, fmt::format("{} at offset {}: {} runs past byte {}", what, node_offset,
+                                     field, limit));
     }
     uint8_t b = page[pos++];
     value |= uint64_t{b & 0x7Fu} << (7 * i);
     if ((b & 0x80) == 0) return value;
   }
-  corrupt_page(page, fmt::format("{} at offset {}: {} longer than {} bytes", what, node_offset, field,
-                            max_bytes));
+  corrupt_page(page, fmt::format("{} at offset {}: {} longer than {} bytes", what, node_offset,
+                                 field, max_bytes));
 }
-
 
 /// Checks that jump node `index` targets a node after the first one and before `limit`.
 void check_jump_target(const uint8_t* page, uint32_t index, uint32_t target, uint32_t first,

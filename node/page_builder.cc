@@ -28,8 +28,7 @@ PageBuilder::Sizes PageBuilder::sizes(NodeLayout layout, bool leaf,
   return s;
 }
 
-void PageBuilder::reset(uint32_t page_size, uint16_t jump_interval, NodeLayout layout,
-                        bool leaf) {
+void PageBuilder::reset(uint32_t page_size, uint16_t jump_interval, NodeLayout layout, bool leaf) {
   page_size_ = page_size;
   interval_ = jump_interval;
   layout_ = layout;
@@ -200,8 +199,8 @@ uint32_t PageBuilder::end_bucket_size(std::span<const uint8_t> key, uint64_t rec
   return node_size(layout_, e, leaf_, nullptr);
 }
 
-void PageBuilder::append_end_bucket(std::span<const uint8_t> key, uint64_t recno,
-                                    uint32_t child, bool count_prefix) {
+void PageBuilder::append_end_bucket(std::span<const uint8_t> key, uint64_t recno, uint32_t child,
+                                    bool count_prefix) {
   const uint32_t p = prefix(key);
   const NodeFields e{NodeKind::EndBucket, recno, child, p, key.subspan(p)};
   const uint32_t at = last_offset_;
@@ -228,7 +227,8 @@ bool PageBuilder::append(std::span<const uint8_t> key, uint64_t recno, uint32_t 
   const NodeFields f{kind, recno, child, prefix, key.subspan(prefix)};
   const NodeContext ctx{static_cast<uint32_t>(key_.size()), last_recno_};
   uint8_t buf[kMaxNodeKeyField + 32];
-  const uint32_t n = encode_node(layout_, f, leaf_, nodes_ > 0 && !jump_target ? &ctx : nullptr, buf);
+  const uint32_t n =
+      encode_node(layout_, f, leaf_, nodes_ > 0 && !jump_target ? &ctx : nullptr, buf);
   if (length_ + n > page_size_) return false;
   std::memcpy(area_ + length_, buf, n);
   last_offset_ = length_;
@@ -236,8 +236,7 @@ bool PageBuilder::append(std::span<const uint8_t> key, uint64_t recno, uint32_t 
   prefix_total_ += prefix;
   if (jump_target) {
     const std::span<const uint8_t> jump_key = key.first(prefix);
-    add_jump(last_offset_, jump_key,
-             static_cast<uint32_t>(common_prefix(jump_key_, jump_key)));
+    add_jump(last_offset_, jump_key, static_cast<uint32_t>(common_prefix(jump_key_, jump_key)));
   }
   set_last(key, recno, child, prefix);
   ++nodes_;
@@ -278,8 +277,9 @@ BtreeHeader PageBuilder::close(uint8_t* page, BtreeHeader h) const {
   }
   uint32_t pos = kBtreeHeaderSize;
   for (const Jump& j : jumps_) {
-    pos += encode_jump_node(j.prefix, std::span<const uint8_t>(jump_bytes_).subspan(j.begin, j.size),
-                            static_cast<uint16_t>(j.offset + jump_total_), page + pos);
+    pos +=
+        encode_jump_node(j.prefix, std::span<const uint8_t>(jump_bytes_).subspan(j.begin, j.size),
+                         static_cast<uint16_t>(j.offset + jump_total_), page + pos);
   }
   h.prefix_total = prefix_total_;
   h.length = static_cast<uint16_t>(length_ + jump_total_);

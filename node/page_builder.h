@@ -131,8 +131,8 @@ class PageBuilder {
   void set_last(std::span<const uint8_t> key, uint64_t recno, uint32_t child, uint32_t prefix);
 
   struct Jump {
-    uint32_t offset;  // node start, without the jump table
-    uint32_t prefix;  // bytes shared with the previous jump node's key
+    uint32_t offset;       // node start, without the jump table
+    uint32_t prefix;       // bytes shared with the previous jump node's key
     uint32_t begin, size;  // its key bytes after the prefix, in jump_bytes_
   };
 

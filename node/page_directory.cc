@@ -3,12 +3,12 @@
 #include "node/page_directory.h"
 
 #include <fmt/format.h>
+#include <pbtree/errors.h>
 
 #include <algorithm>
 #include <cstring>
 #include <mutex>
 
-#include <pbtree/errors.h>
 #include "node/btree_page.h"
 #include "node/node.h"
 #include "node/node_quick.h"
@@ -32,14 +32,16 @@ inline void store_head(uint64_t head, uint8_t* out) {
   std::memcpy(out, &v, 8);
 }
 
-[[gnu::always_inline]] inline IndexNode node_at(const uint8_t* page, uint32_t limit,
-                                                uint32_t off, bool leaf, const NodeContext* c) {
+[[gnu::always_inline]] inline IndexNode node_at(const uint8_t* page, uint32_t limit, uint32_t off,
+                                                bool leaf, const NodeContext* c) {
   return decode_node_quick(page, limit, off, leaf, c);
 }
 
 }  // namespace
 
-size_t PageDirectory::bytes() const { return sizeof(*this) + block_words_ * sizeof(uint64_t); }
+size_t PageDirectory::bytes() const {
+  return sizeof(*this) + block_words_ * sizeof(uint64_t);
+}
 
 void PageDirectory::clear_block() {
   block_.reset();
@@ -56,8 +58,8 @@ void PageDirectory::pack(const std::vector<uint64_t>& heads, const std::vector<G
                          const std::vector<uint8_t>& prefix, const std::vector<uint8_t>& keys) {
   static_assert(sizeof(Group) == 8 && alignof(Group) <= 8);
   const size_t ng = groups.size();
-  const size_t bytes = (heads.size() + prev_recno.size()) * 8 + ng * sizeof(Group) +
-                       prefix.size() + keys.size();
+  const size_t bytes =
+      (heads.size() + prev_recno.size()) * 8 + ng * sizeof(Group) + prefix.size() + keys.size();
   const size_t words = (bytes + 7) / 8;
   if (words != block_words_) {
     // A rebuild of the same size reuses the block (an insert-built page rebuilt in place).
@@ -124,8 +126,7 @@ void PageDirectory::build(const uint8_t* page, uint32_t page_size, uint64_t vers
   version_.store(version, std::memory_order_release);
 }
 
-bool PageDirectory::fill_all(const uint8_t* page, uint32_t first, uint32_t limit,
-                             size_t budget) {
+bool PageDirectory::fill_all(const uint8_t* page, uint32_t first, uint32_t limit, size_t budget) {
   // Pass 1: entries and the common prefix (the least node prefix after the first node).
   uint32_t n = 0;
   uint32_t common = UINT32_MAX;
@@ -239,8 +240,7 @@ PageFind PageDirectory::find(const uint8_t* page, std::span<const uint8_t> key, 
   // Compares group g's first key with `key`; `common` gets the bytes they share.
   auto compare_group = [&](size_t g, uint32_t& common) -> int {
     if (!shares) {
-      return node_detail::compare_two_part(prefix_.data(), p, nullptr, 0, key, descending,
-                                           common);
+      return node_detail::compare_two_part(prefix_.data(), p, nullptr, 0, key, descending, common);
     }
     const Group& gr = groups_[g];
     const uint32_t s = gr.key_len - p;

@@ -16,13 +16,13 @@
 // The directory is built on a page's first search after it was read or changed and stamped
 // with the frame's version (BufferPool bumps it on every load and mark_dirty); a stale one is
 // rebuilt lazily. The writer keeps a leaf's directory current across its in-place inserts
-// (note_insert): group starts move with the bytes, and groups grow until the next build. Its bytes are counted in
-// BufferPool::aux_bytes and its builds in BufferPool::aux_builds.
+// (note_insert): group starts move with the bytes, and groups grow until the next build. Its bytes
+// are counted in BufferPool::aux_bytes and its builds in BufferPool::aux_builds.
 #pragma once
 
 #include <atomic>
-#include <memory>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -74,17 +74,16 @@ class PageDirectory : public FrameAux {
   /// the page prefix, the page had one entry, or it has grown by its built entry count since
   /// the last build (groups would get long).
   /// `page` is the changed page (its header gives the new first node and length).
-  bool note_insert(const uint8_t* page, uint32_t pos, uint32_t n_size, int64_t delta,
-                   int64_t shift, std::span<const uint8_t> key, uint64_t recno,
-                   uint64_t version);
+  bool note_insert(const uint8_t* page, uint32_t pos, uint32_t n_size, int64_t delta, int64_t shift,
+                   std::span<const uint8_t> key, uint64_t recno, uint64_t version);
   /// The same across an in-place remove (TreeWriter::remove_in_place): the node x at `pos`
   /// and the node y after it (at `next`) were replaced by y re-encoded, the page changing by
   /// `delta` bytes, the node area moving by `shift`; `prev` is the context after the node
   /// before x (its key length and record number). Returns false (left stale) when x starts a
   /// group, the page would keep one entry, or y is END_BUCKET / END_LEVEL (`next` 0: the page
   /// prefix may grow without x).
-  bool note_remove(const uint8_t* page, uint32_t pos, uint32_t next, int64_t delta,
-                   int64_t shift, NodeContext prev, uint64_t version);
+  bool note_remove(const uint8_t* page, uint32_t pos, uint32_t next, int64_t delta, int64_t shift,
+                   NodeContext prev, uint64_t version);
   /// Node offset of group g's first node.
   uint16_t group_offset(size_t g) const { return groups_[g].offset; }
   /// Writes group g's full key to `out` (group_key_length(g) bytes); returns that length.
@@ -97,10 +96,10 @@ class PageDirectory : public FrameAux {
 
  private:
   struct Group {
-    uint16_t offset;     // node offset in the page
-    uint16_t key_len;    // full key length
-    uint16_t key_off;    // into keys_ (suffix after the prefix beyond the head), or kExact
-    uint16_t prev_len;   // compact: previous node's key length (context)
+    uint16_t offset;    // node offset in the page
+    uint16_t key_len;   // full key length
+    uint16_t key_off;   // into keys_ (suffix after the prefix beyond the head), or kExact
+    uint16_t prev_len;  // compact: previous node's key length (context)
   };
   static constexpr uint16_t kExact = 0xFFFF;
 

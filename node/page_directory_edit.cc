@@ -1,10 +1,11 @@
 // The writer's maintenance of the per-frame page directory (node/page_directory.h): group
 // starts moved across an in-place insert instead of a rebuild, the group keys handed to the
 // jump-table regeneration (node/leaf_edit.cc), and the check against a rebuild from scratch.
+#include <pbtree/errors.h>
+
 #include <algorithm>
 #include <cstring>
 
-#include <pbtree/errors.h>
 #include "node/btree_page.h"
 #include "node/node.h"
 #include "node/page_directory.h"
@@ -18,9 +19,9 @@ size_t PageDirectory::first_group_at(uint32_t pos) const {
       groups_.begin());
 }
 
-bool PageDirectory::note_insert(const uint8_t* page, uint32_t pos, uint32_t n_size,
-                                int64_t delta, int64_t shift, std::span<const uint8_t> key,
-                                uint64_t recno, uint64_t version) {
+bool PageDirectory::note_insert(const uint8_t* page, uint32_t pos, uint32_t n_size, int64_t delta,
+                                int64_t shift, std::span<const uint8_t> key, uint64_t recno,
+                                uint64_t version) {
   if (!usable_ || !leaf_ || groups_.empty() || groups_[0].offset == pos) return false;
   // One entry before: a rebuild would take the page prefix from the two nodes (n <= 1 gives 0).
   if (entries_ <= 1 || entries_ >= 2 * built_entries_) return false;
@@ -53,9 +54,8 @@ bool PageDirectory::note_insert(const uint8_t* page, uint32_t pos, uint32_t n_si
   return true;
 }
 
-bool PageDirectory::note_remove(const uint8_t* page, uint32_t pos, uint32_t next,
-                                int64_t delta, int64_t shift, NodeContext prev,
-                                uint64_t version) {
+bool PageDirectory::note_remove(const uint8_t* page, uint32_t pos, uint32_t next, int64_t delta,
+                                int64_t shift, NodeContext prev, uint64_t version) {
   if (!usable_ || !leaf_ || groups_.empty() || groups_[0].offset == pos || entries_ <= 2 ||
       next == 0) {
     return false;

@@ -5,16 +5,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
 #include "node/jump_table.h"
-#include "node/page_builder.h"
 #include "node/node.h"
-#include "util/bytes.h"
 #include "node/node_internal.h"
+#include "node/page_builder.h"
+#include "util/bytes.h"
 
 namespace pbtree {
 
@@ -34,19 +34,20 @@ BtreePageImage decode_page(const uint8_t* page, uint32_t page_size) {
     ctx = context_after(n);
     have_ctx = true;
     if (next_jump < jumps.size() && jumps[next_jump].node_offset < n.offset) {
-      corrupt_page(page, fmt::format("jump node {} points at offset {}, not at a node start", next_jump,
-                                jumps[next_jump].node_offset));
+      corrupt_page(page, fmt::format("jump node {} points at offset {}, not at a node start",
+                                     next_jump, jumps[next_jump].node_offset));
     }
     if (n.is_end_level()) {
       if (n.end() != h.length) {
-        corrupt_page(page, fmt::format("END_LEVEL at offset {} but btr_length {}", n.offset, h.length));
+        corrupt_page(page,
+                     fmt::format("END_LEVEL at offset {} but btr_length {}", n.offset, h.length));
       }
       if (h.sibling != 0) corrupt_page(page, "END_LEVEL on a page with a right sibling");
       break;
     }
     if (n.prefix > key.size()) {
       corrupt_page(page, fmt::format("node at offset {}: prefix {} exceeds previous key length {}",
-                                n.offset, n.prefix, key.size()));
+                                     n.offset, n.prefix, key.size()));
     }
     key.resize(n.prefix);
     key.insert(key.end(), n.data, n.data + n.length);
@@ -54,18 +55,19 @@ BtreePageImage decode_page(const uint8_t* page, uint32_t page_size) {
       if (jumps[next_jump].key.size() != n.prefix ||
           !std::equal(jumps[next_jump].key.begin(), jumps[next_jump].key.end(), key.begin())) {
         corrupt_page(page, fmt::format("jump node {} key does not match its node at offset {}",
-                                  next_jump, n.offset));
+                                       next_jump, n.offset));
       }
       if (!n.absolute) {
-        corrupt_page(page, fmt::format("jump node {} points at a relative node at offset {}", next_jump,
-                                  n.offset));
+        corrupt_page(page, fmt::format("jump node {} points at a relative node at offset {}",
+                                       next_jump, n.offset));
       }
       ++next_jump;
     }
     PageEntry e{key, n.recno, n.page_number};
     if (n.is_end_bucket()) {
       if (n.end() != h.length) {
-        corrupt_page(page, fmt::format("END_BUCKET at offset {} but btr_length {}", n.offset, h.length));
+        corrupt_page(page,
+                     fmt::format("END_BUCKET at offset {} but btr_length {}", n.offset, h.length));
       }
       if (h.sibling == 0) corrupt_page(page, "END_BUCKET on a page without a right sibling");
       image.end_bucket = std::move(e);
@@ -76,14 +78,14 @@ BtreePageImage decode_page(const uint8_t* page, uint32_t page_size) {
   }
   if (next_jump != jumps.size()) {
     corrupt_page(page, fmt::format("jump node {} points at offset {}, not at an entry", next_jump,
-                              jumps[next_jump].node_offset));
+                                   jumps[next_jump].node_offset));
   }
   return image;
 }
 
 uint32_t encode_page(const BtreePageImage& image, uint8_t* page, uint32_t page_size) {
-  return encode_page(image.header, image.entries,
-                     image.end_bucket ? &*image.end_bucket : nullptr, page, page_size);
+  return encode_page(image.header, image.entries, image.end_bucket ? &*image.end_bucket : nullptr,
+                     page, page_size);
 }
 
 uint32_t encode_page(const BtreeHeader& header, std::span<const PageEntry> entries,
@@ -103,8 +105,8 @@ uint32_t encode_page(const BtreeHeader& header, std::span<const PageEntry> entri
     if (target) plan.next();
   }
   if (end_bucket) {
-    if (!b.append(end_bucket->key, end_bucket->recno, end_bucket->page_number,
-                  NodeKind::EndBucket, false)) {
+    if (!b.append(end_bucket->key, end_bucket->recno, end_bucket->page_number, NodeKind::EndBucket,
+                  false)) {
       return 0;
     }
   } else {

@@ -3,13 +3,13 @@
 #include "node/page_search.h"
 
 #include <fmt/format.h>
+#include <pbtree/keys.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
 
-#include <pbtree/keys.h>
 #include "node/jump_table.h"
 #include "node/node_internal.h"
 #include "node/node_quick.h"
@@ -99,12 +99,12 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
     JumpNode j = decode_jump_node(page, first, jpos);
     jpos += j.size;
     if (j.prefix > jump_len) {
-      corrupt_page(page, fmt::format("jump node {} has prefix {} beyond the previous jump key ({})", i,
-                                j.prefix, jump_len));
+      corrupt_page(page, fmt::format("jump node {} has prefix {} beyond the previous jump key ({})",
+                                     i, j.prefix, jump_len));
     }
     if (j.prefix + j.length > sizeof jump_key) {
-      corrupt_page(page, fmt::format("jump node {} key of {} bytes exceeds {}", i, j.prefix + j.length,
-                                sizeof jump_key));
+      corrupt_page(page, fmt::format("jump node {} key of {} bytes exceeds {}", i,
+                                     j.prefix + j.length, sizeof jump_key));
     }
     if (j.length != 0) std::memcpy(jump_key + j.prefix, j.data, j.length);
     jump_len = j.prefix + j.length;
@@ -125,7 +125,7 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
       if (target.is_marker()) break;
       if (target.prefix != jump_len) {
         corrupt_page(page, fmt::format("jump node {} key length {} differs from node prefix {}", i,
-                                  jump_len, target.prefix));
+                                       jump_len, target.prefix));
       }
       const int c =
           compare_two_part(jump_key, jump_len, target.data, target.length, key, descending, common);
@@ -141,7 +141,7 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
     if (target.is_marker()) continue;
     if (target.prefix != (*c)->jump_len) {
       corrupt_page(page, fmt::format("jump node {} key length {} differs from node prefix {}",
-                                (*c)->index, (*c)->jump_len, target.prefix));
+                                     (*c)->index, (*c)->jump_len, target.prefix));
     }
     prev = target.offset;
     have_prev = true;
@@ -181,9 +181,9 @@ namespace {
 // scan_nodes for one node layout (kCompact: the page's layout), so each loop holds one inline
 // decoder.
 template <bool kCompact>
-PageFind scan_nodes_in(const uint8_t* page, uint32_t limit, bool leaf,
-                       std::span<const uint8_t> key, bool descending,
-                       std::optional<uint64_t> recno, FindMode mode, const ScanStart& st) {
+PageFind scan_nodes_in(const uint8_t* page, uint32_t limit, bool leaf, std::span<const uint8_t> key,
+                       bool descending, std::optional<uint64_t> recno, FindMode mode,
+                       const ScanStart& st) {
   auto below = [&](int c, uint64_t node_recno) {
     if (c != 0) return c < 0;
     if (mode == FindMode::LowerBound) return recno.has_value() && node_recno < *recno;
@@ -236,7 +236,8 @@ PageFind scan_nodes_in(const uint8_t* page, uint32_t limit, bool leaf,
       is_below = true;
     } else {
       if (!have_prev && n.prefix != 0) {
-        corrupt_page(page, fmt::format("first node at offset {} has prefix {}", n.offset, n.prefix));
+        corrupt_page(page,
+                     fmt::format("first node at offset {} has prefix {}", n.offset, n.prefix));
       }
       size_t rest = key.size() - matched;
       size_t m = std::min<size_t>(rest, n.length);
@@ -267,7 +268,6 @@ PageFind scan_nodes_in(const uint8_t* page, uint32_t limit, bool leaf,
     pos = n.end();
   }
 }
-
 
 }  // namespace
 

@@ -2,10 +2,11 @@
 // under the shared latch, and the latch-free search of the descent.
 #include "node/route_table.h"
 
+#include <pbtree/errors.h>
+
 #include <algorithm>
 #include <mutex>
 
-#include <pbtree/errors.h>
 #include "node/btree_page.h"
 #include "node/node_quick.h"
 
@@ -31,7 +32,8 @@ inline uint64_t head_of(const uint8_t* p, size_t n) {
 RouteTable::Word* RouteTable::reserve(size_t words) {
   Word* b = block_.load(std::memory_order_relaxed);
   if (b != nullptr && b[0].load(std::memory_order_relaxed) >= words) return b;
-  const size_t cap = std::max(words, b == nullptr ? size_t{64} : 2 * b[0].load(std::memory_order_relaxed));
+  const size_t cap =
+      std::max(words, b == nullptr ? size_t{64} : 2 * b[0].load(std::memory_order_relaxed));
   auto fresh = std::make_unique<Word[]>(cap);
   fresh[0].store(cap, std::memory_order_relaxed);
   for (size_t i = 1; i < kFixedWords; ++i) fresh[i].store(0, std::memory_order_relaxed);
@@ -114,9 +116,8 @@ int64_t RouteTable::build(const uint8_t* page, uint32_t page_size, uint64_t vers
       links.push_back(uint64_t{nd.child} | (off << 32));
       recnos.push_back((nd.recno & kRecnoMask) | (uint64_t{nd.len} << 40));
     }
-    meta = uint64_t{n} | (end_bucket ? kEndBucket : 0) |
-           (h.left_sibling == 0 ? kDegenerate : 0) | kUsable | (uint64_t{h.level & 0xFFu} << 24) |
-           (uint64_t{p} << 32);
+    meta = uint64_t{n} | (end_bucket ? kEndBucket : 0) | (h.left_sibling == 0 ? kDegenerate : 0) |
+           kUsable | (uint64_t{h.level & 0xFFu} << 24) | (uint64_t{p} << 32);
   } catch (const CorruptError&) {
     meta = 0;  // unusable: the latched search reports the damage
   }
@@ -126,7 +127,8 @@ int64_t RouteTable::build(const uint8_t* page, uint32_t page_size, uint64_t vers
       reserve(kFixedWords + 3 * heads.size() + (area.size() + 7) / 8);
     } catch (...) {  // std::bad_alloc: left unusable, seq even again
       meta = 0;
-      if (Word* b = block_.load(std::memory_order_relaxed)) b[1].store(0, std::memory_order_release);
+      if (Word* b = block_.load(std::memory_order_relaxed))
+        b[1].store(0, std::memory_order_release);
       seq_.store(s + 2, std::memory_order_release);
       throw;
     }

@@ -11,7 +11,6 @@
 #include <new>
 #include <utility>
 
-
 namespace pbtree {
 
 namespace {
@@ -204,7 +203,9 @@ PageRef BufferPool::create(uint32_t page_no) {
   return PageRef(this, f);
 }
 
-void BufferPool::unpin(Frame* frame) { frame->pins.fetch_sub(1, std::memory_order_release); }
+void BufferPool::unpin(Frame* frame) {
+  frame->pins.fetch_sub(1, std::memory_order_release);
+}
 
 void BufferPool::flush() {
   // Pin the dirty frames under the mutex, then write copies outside it.

@@ -79,7 +79,7 @@ struct FrameAux {
 /// One cached page and its bookkeeping. Only BufferPool creates frames.
 struct alignas(64) Frame {
   uint32_t page_no = 0;
-  bool in_use = false;  ///< holds a page (page_no valid); guarded by the pool mutex
+  bool in_use = false;                  ///< holds a page (page_no valid); guarded by the pool mutex
   std::atomic<bool> referenced{false};  ///< CLOCK bit; set by pins, cleared by the CLOCK hand
   /// Pins held, plus transient increments of lock-free pins that are about to back off.
   std::atomic<int> pins{0};
@@ -87,14 +87,14 @@ struct alignas(64) Frame {
   std::atomic<uint64_t> version{0};  ///< bumped by every mark_dirty()
   // What every pin and search reads comes first, so that it shares one cache line with the
   // pin count and the latch's lock word.
-  uint8_t* data = nullptr;           ///< page_size bytes inside the pool's arena
+  uint8_t* data = nullptr;  ///< page_size bytes inside the pool's arena
   /// Per-frame in-memory page directory (node/page_directory.h): set once under aux_mutex,
   /// then read by readers holding the shared latch; it stamps itself with `version`.
   std::atomic<FrameAux*> aux{nullptr};
   /// Route table of a non-leaf page (node/route_table.h), read without the latch by
   /// descents; built under the shared latch and aux_mutex.
   std::atomic<FrameAux*> route{nullptr};
-  FrameLatch latch;                  ///< protects the page bytes
+  FrameLatch latch;  ///< protects the page bytes
   /// One builder of `aux` or `route` at a time (readers try_lock, else fall back).
   std::mutex aux_mutex;
   Frame() = default;
@@ -268,8 +268,8 @@ class BufferPool {
   size_t hand_ = 0;
   std::atomic<uint32_t> page_bound_{0};  // highest page number read or created, plus one
   mutable std::mutex mutex_;
-  BufferPoolStats stats_;            // misses, writes, evictions: guarded by mutex_
-  std::atomic<uint64_t> hits_{0};    // counted by lock-free pins too
+  BufferPoolStats stats_;          // misses, writes, evictions: guarded by mutex_
+  std::atomic<uint64_t> hits_{0};  // counted by lock-free pins too
 };
 
 }  // namespace pbtree

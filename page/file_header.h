@@ -40,11 +40,11 @@
 //
 #pragma once
 
+#include <pbtree/errors.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <pbtree/errors.h>
 
 #include "page/page_header.h"
 

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <pbtree/errors.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,8 +12,6 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
-
-#include <pbtree/errors.h>
 
 namespace pbtree {
 

@@ -49,7 +49,9 @@ HugeArena& HugeArena::operator=(HugeArena&& other) noexcept {
   return *this;
 }
 
-HugeArena::~HugeArena() { release(); }
+HugeArena::~HugeArena() {
+  release();
+}
 
 void HugeArena::release() noexcept {
   if (data_ != nullptr) munmap(data_, size_);

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <pbtree/errors.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +13,6 @@
 #include <cstring>
 #include <vector>
 
-#include <pbtree/errors.h>
 #include "page/wal.h"
 
 namespace pbtree {

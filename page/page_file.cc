@@ -3,8 +3,8 @@
 #include "page/page_file.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -84,8 +84,7 @@ PageFile PageFile::open(const std::string& path, bool writable, Io& io, int busy
     fl.l_len = 1;
     while (::fcntl(fd, F_OFD_SETLKW, &fl) != 0) {
       if (errno != EINTR) {
-        throw IoError(fmt::format("{}: cannot lock: {}", path, errno_text()), errno, "lock",
-                      path);
+        throw IoError(fmt::format("{}: cannot lock: {}", path, errno_text()), errno, "lock", path);
       }
     }
     const bool got = try_lock(fd, LockByte::Readers, false, path);
@@ -234,8 +233,8 @@ void PageFile::pwrite_page(uint32_t page_no, const uint8_t* page) {
     ssize_t n = io_->pwrite(fd_, page + done, page_size_ - done, static_cast<off_t>(offset + done));
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw IoError(fmt::format("{}: write of page {}: {}", path_, page_no, errno_text()),
-                    errno, "pwrite", path_);
+      throw IoError(fmt::format("{}: write of page {}: {}", path_, page_no, errno_text()), errno,
+                    "pwrite", path_);
     }
     if (n == 0) throw IoError(fmt::format("{}: write of page {}: no progress", path_, page_no));
     done += static_cast<size_t>(n);
@@ -244,15 +243,13 @@ void PageFile::pwrite_page(uint32_t page_no, const uint8_t* page) {
 
 void PageFile::sync() {
   if (io_->fdatasync(fd_) != 0) {
-    throw IoError(fmt::format("{}: fdatasync: {}", path_, errno_text()), errno, "fdatasync",
-                  path_);
+    throw IoError(fmt::format("{}: fdatasync: {}", path_, errno_text()), errno, "fdatasync", path_);
   }
 }
 
 void PageFile::truncate(uint32_t pages) {
   if (io_->ftruncate(fd_, static_cast<off_t>(uint64_t{pages} * page_size_)) != 0) {
-    throw IoError(fmt::format("{}: ftruncate: {}", path_, errno_text()), errno, "ftruncate",
-                  path_);
+    throw IoError(fmt::format("{}: ftruncate: {}", path_, errno_text()), errno, "ftruncate", path_);
   }
 }
 

@@ -8,13 +8,14 @@
 // Opening takes the file's locks (page/file_lock.h) and recovers or snapshots its log.
 #pragma once
 
+#include <pbtree/errors.h>
+
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
 
-#include <pbtree/errors.h>
 #include "page/io.h"
 #include "page/page_header.h"
 #include "page/wal.h"

@@ -36,11 +36,17 @@ std::string page_type_name(uint8_t type);
 inline constexpr size_t kPageHeaderSize = 16;
 
 /// Byte 0 of any page: its page type (PageType; a raw code on a damaged page).
-inline uint8_t page_type_of(const uint8_t* page) { return page[0]; }
+inline uint8_t page_type_of(const uint8_t* page) {
+  return page[0];
+}
 /// Sets byte 0 of a page: its page type.
-inline void set_page_type(uint8_t* page, PageType type) { page[0] = static_cast<uint8_t>(type); }
+inline void set_page_type(uint8_t* page, PageType type) {
+  page[0] = static_cast<uint8_t>(type);
+}
 /// Bytes 12..15 of any page: the page number it carries (checked on read).
-inline uint32_t page_number_of(const uint8_t* page) { return get_u32(page + 12); }
+inline uint32_t page_number_of(const uint8_t* page) {
+  return get_u32(page + 12);
+}
 
 /// "PBTREE\r\n": bytes 16..23 of a pbtree file's header page (page/file_header.h).
 inline constexpr uint8_t kFileMagic[8] = {0x50, 0x42, 0x54, 0x52, 0x45, 0x45, 0x0D, 0x0A};

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <pbtree/errors.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -18,10 +19,9 @@
 #include <random>
 #include <thread>
 
-#include <pbtree/errors.h>
 #include "page/file_lock.h"
-#include "page/wal_io.h"
 #include "page/page_header.h"
+#include "page/wal_io.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 
@@ -204,8 +204,8 @@ Wal::~Wal() {
 
 int Wal::open_log(Io& io, const std::string& path, bool writable, bool create) {
   // A regular file only: never follow a symbolic link, never block on a FIFO.
-  const int flags = (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
-                    (create ? O_CREAT : 0);
+  const int flags =
+      (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | (create ? O_CREAT : 0);
   int fd = io.open(path, flags, 0644);
   if (fd < 0) {
     if (errno == ENOENT) return -1;
@@ -225,8 +225,7 @@ int Wal::open_log(Io& io, const std::string& path, bool writable, bool create) {
   }
   if (!io.is_regular(fd)) {
     io.close(fd);
-    throw IoError(fmt::format("{}: the log is not a regular file: refused", path), 0, "open",
-                  path);
+    throw IoError(fmt::format("{}: the log is not a regular file: refused", path), 0, "open", path);
   }
   return fd;
 }
@@ -307,9 +306,9 @@ std::unique_ptr<Wal> Wal::open_writer(Io& io, int db_fd, const std::string& db_p
       wal->recovery_.replayed = true;
     } else {
       if (one_batch) {
-        throw LockedError(fmt::format("{}: readers hold snapshots of a version {} log", db_path,
-                                      s.version),
-                          db_path);
+        throw LockedError(
+            fmt::format("{}: readers hold snapshots of a version {} log", db_path, s.version),
+            db_path);
       }
       wal->recovery_.deferred = true;
       if (path == own) record_log_path(db_fd, db_path, path);
@@ -547,8 +546,7 @@ bool Wal::checkpoint_locked(int wait_ms, bool remove_log) {
                       log_path_)) {
           throw IoError(fmt::format("{}: frame of page {} missing", log_path_, page_no));
         }
-        write_all(io_, db_fd_, image.data(), page_size_, uint64_t{page_no} * page_size_,
-                  db_path_);
+        write_all(io_, db_fd_, image.data(), page_size_, uint64_t{page_no} * page_size_, db_path_);
       };
       for (const auto& [page_no, frame] : committed_) {
         if (page_no != 0) copy(page_no, frame);

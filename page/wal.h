@@ -84,6 +84,8 @@
 // record, fdatasync), so the space it took is given back.
 #pragma once
 
+#include <pbtree/stats.h>
+
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -91,8 +93,6 @@
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include <pbtree/stats.h>
 
 #include "page/io.h"
 #include "page/wal_scan.h"
@@ -126,8 +126,7 @@ class Wal {
   /// Returns nullptr too when the log was checkpointed and removed and `create` is false.
   /// `recovery` receives what was found. Throws IoError.
   static std::unique_ptr<Wal> open_writer(Io& io, int db_fd, const std::string& db_path,
-                                          const DbIdentity& db, bool create,
-                                          WalRecovery& recovery);
+                                          const DbIdentity& db, bool create, WalRecovery& recovery);
   /// Reader (the caller holds the readers lock on `db_fd`): a Wal serving the committed
   /// frames of the file's log as they are now (read() only), or nullptr if there is no log
   /// or it holds nothing usable (a rejected log, or a file that is not a log, is ignored with
@@ -214,17 +213,17 @@ class Wal {
   uint32_t page_size_ = 0;
   bool writable_ = false;
   uint64_t salt_ = 0;
-  uint64_t file_id_ = 0;                   // the db file's identity, in the log header
-  uint64_t base_ = 0;                      // commit the log starts after (log header)
-  uint64_t last_counter_ = 0;              // last commit in the log, else base_
-  uint64_t db_dev_ = 0, db_ino_ = 0;       // the db file's st_dev, st_ino (log header)
-  uint64_t header_size_ = kWalHeaderSize;  // 32 when serving a version 1 log
-  std::map<uint32_t, WalFrame> committed_;  // page -> newest committed frame
-  std::map<uint32_t, WalFrame> pending_;    // page -> its frame in the open batch
-  std::vector<uint32_t> pending_crcs_;      // frame CRCs of the open batch, by position
-  uint32_t committed_count_ = 0;            // frames in committed batches
-  uint64_t committed_end_ = kWalHeaderSize; // end of the last commit record
-  uint64_t end_ = kWalHeaderSize;           // where the next frame goes
+  uint64_t file_id_ = 0;                     // the db file's identity, in the log header
+  uint64_t base_ = 0;                        // commit the log starts after (log header)
+  uint64_t last_counter_ = 0;                // last commit in the log, else base_
+  uint64_t db_dev_ = 0, db_ino_ = 0;         // the db file's st_dev, st_ino (log header)
+  uint64_t header_size_ = kWalHeaderSize;    // 32 when serving a version 1 log
+  std::map<uint32_t, WalFrame> committed_;   // page -> newest committed frame
+  std::map<uint32_t, WalFrame> pending_;     // page -> its frame in the open batch
+  std::vector<uint32_t> pending_crcs_;       // frame CRCs of the open batch, by position
+  uint32_t committed_count_ = 0;             // frames in committed batches
+  uint64_t committed_end_ = kWalHeaderSize;  // end of the last commit record
+  uint64_t end_ = kWalHeaderSize;            // where the next frame goes
   WalRecovery recovery_;
   CommitStats last_;
   std::vector<uint32_t> last_pages_;

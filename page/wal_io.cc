@@ -5,12 +5,11 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <pbtree/errors.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-
-#include <pbtree/errors.h>
 
 namespace pbtree::wal_io {
 

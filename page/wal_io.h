@@ -2,11 +2,11 @@
 // injectable Io, sync, truncate, directory sync and warnings. Not installed.
 #pragma once
 
+#include <pbtree/io.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
-
-#include <pbtree/io.h>
 
 namespace pbtree::wal_io {
 

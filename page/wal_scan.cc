@@ -3,14 +3,13 @@
 #include "page/wal_scan.h"
 
 #include <fmt/format.h>
+#include <pbtree/errors.h>
 #include <sys/stat.h>
 
 #include <algorithm>
-
 #include <cerrno>
 #include <cstring>
 
-#include <pbtree/errors.h>
 #include "page/page_header.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
@@ -18,7 +17,6 @@
 namespace pbtree {
 
 namespace {
-
 
 bool plausible_page_size(uint32_t ps) {
   return ps >= 4096 && ps <= 32768 && (ps & (ps - 1)) == 0;
@@ -31,9 +29,9 @@ bool read_at(Io& io, int fd, uint8_t* buf, size_t n, uint64_t offset, const std:
     ssize_t r = io.pread(fd, buf + done, n - done, static_cast<off_t>(offset + done));
     if (r < 0) {
       if (errno == EINTR) continue;
-      throw IoError(fmt::format("{}: read at byte {}: {}", path, offset + done,
-                                std::strerror(errno)),
-                    errno, "pread", path);
+      throw IoError(
+          fmt::format("{}: read at byte {}: {}", path, offset + done, std::strerror(errno)), errno,
+          "pread", path);
     }
     if (r == 0) return false;
     done += static_cast<size_t>(r);
@@ -115,8 +113,8 @@ WalScan scan_log(Io& io, int fd, const std::string& path, uint32_t expected_page
     return s;
   }
   if (expected_page_size != 0 && s.page_size != expected_page_size) {
-    s.problem = fmt::format("page size {} differs from the file's {}", s.page_size,
-                            expected_page_size);
+    s.problem =
+        fmt::format("page size {} differs from the file's {}", s.page_size, expected_page_size);
     return s;
   }
   s.header_ok = true;
@@ -145,9 +143,10 @@ WalScan scan_log(Io& io, int fd, const std::string& path, uint32_t expected_page
       const uint8_t* image = frame.data() + kWalFrameHeaderSize;
       if (get_u32(image + 4) != page_checksum(image, s.page_size) ||
           get_u32(image + 12) != page_no) {
-        s.problem = fmt::format("frame at byte {} (page {}): the image's checksum or page "
-                                "number is wrong",
-                                offset, page_no);
+        s.problem = fmt::format(
+            "frame at byte {} (page {}): the image's checksum or page "
+            "number is wrong",
+            offset, page_no);
         break;
       }
       batch[page_no] = WalFrame{offset, crc.checksum(), static_cast<uint32_t>(crcs.size())};
@@ -176,9 +175,10 @@ WalScan scan_log(Io& io, int fd, const std::string& path, uint32_t expected_page
       break;
     }
     if (!batch.empty() && batch.rbegin()->first >= page_count) {
-      s.problem = fmt::format("commit record at byte {}: a frame of page {} lies at or beyond "
-                              "the committed page count {}",
-                              offset, batch.rbegin()->first, page_count);
+      s.problem = fmt::format(
+          "commit record at byte {}: a frame of page {} lies at or beyond "
+          "the committed page count {}",
+          offset, batch.rbegin()->first, page_count);
       break;
     }
     for (const auto& [page_no, f] : batch) s.committed[page_no] = f;
@@ -211,9 +211,10 @@ std::string wal_rejection(const WalScan& s, const DbIdentity& db) {
       ++covered;
     }
     if (covered != s.page_count - db.file_pages) {
-      return fmt::format("commit {} counts {} pages, but the file has {} and the log holds only "
-                         "{} of the pages after them",
-                         s.counter, s.page_count, db.file_pages, covered);
+      return fmt::format(
+          "commit {} counts {} pages, but the file has {} and the log holds only "
+          "{} of the pages after them",
+          s.counter, s.page_count, db.file_pages, covered);
     }
   }
   if (s.counter < db.counter) {

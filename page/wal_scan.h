@@ -35,38 +35,38 @@ struct WalFrame {
 
 /// What the db file says about itself (its page 0 as stored in the file, not the log).
 struct DbIdentity {
-  bool pbtree = false;     ///< bytes 16..23 are the pbtree magic
-  uint32_t page_size = 0;  ///< header bytes 28..31
-  uint64_t counter = 0;    ///< commit counter, header bytes 48..55
-  uint64_t file_id = 0;    ///< header bytes 80..87
-  uint64_t file_pages = 0; ///< whole pages in the file (fstat), if page_size is known
-  uint64_t dev = 0;        ///< st_dev of the file (fstat)
-  uint64_t ino = 0;        ///< st_ino of the file (fstat)
+  bool pbtree = false;      ///< bytes 16..23 are the pbtree magic
+  uint32_t page_size = 0;   ///< header bytes 28..31
+  uint64_t counter = 0;     ///< commit counter, header bytes 48..55
+  uint64_t file_id = 0;     ///< header bytes 80..87
+  uint64_t file_pages = 0;  ///< whole pages in the file (fstat), if page_size is known
+  uint64_t dev = 0;         ///< st_dev of the file (fstat)
+  uint64_t ino = 0;         ///< st_ino of the file (fstat)
 };
 
 /// What a log holds, as scan_log() found it.
 struct WalScan {
-  uint64_t size = 0;          ///< log length in bytes
-  bool foreign = false;       ///< not empty and does not start with the log magic: a file
-                              ///< pbtree did not write (never deleted or overwritten)
-  bool header_ok = false;     ///< magic, known version, header CRC, plausible page size
+  uint64_t size = 0;       ///< log length in bytes
+  bool foreign = false;    ///< not empty and does not start with the log magic: a file
+                           ///< pbtree did not write (never deleted or overwritten)
+  bool header_ok = false;  ///< magic, known version, header CRC, plausible page size
   uint32_t version = 0;
   uint32_t page_size = 0;
   uint64_t salt = 0;
-  uint64_t file_id = 0;       ///< 0 in a version 1 log
-  uint64_t base = 0;          ///< version 4: the db file's commit when the log was started
-  uint64_t db_dev = 0;        ///< version 4: st_dev of the db file that started the log
-  uint64_t db_ino = 0;        ///< version 4: st_ino of the db file that started the log
+  uint64_t file_id = 0;  ///< 0 in a version 1 log
+  uint64_t base = 0;     ///< version 4: the db file's commit when the log was started
+  uint64_t db_dev = 0;   ///< version 4: st_dev of the db file that started the log
+  uint64_t db_ino = 0;   ///< version 4: st_ino of the db file that started the log
   uint64_t header_size = kWalHeaderSize;
   std::map<uint32_t, WalFrame> committed;  ///< page -> its newest committed frame
-  uint32_t batches = 0;            ///< commit records accepted
-  uint32_t committed_frames = 0;   ///< frames of those batches
-  uint64_t committed_end = 0;      ///< end of the last accepted commit record (or header)
-  uint64_t counter = 0;            ///< commit counter of the last accepted commit record
-  uint32_t page_count = 0;         ///< db page count of the last accepted commit record
-  uint32_t tail_frames = 0;        ///< valid frames after the last accepted commit record
-  std::string problem;             ///< why the scan stopped at a frame that looked valid
-                                   ///< but broke a rule (empty: torn or end of log)
+  uint32_t batches = 0;                    ///< commit records accepted
+  uint32_t committed_frames = 0;           ///< frames of those batches
+  uint64_t committed_end = 0;              ///< end of the last accepted commit record (or header)
+  uint64_t counter = 0;                    ///< commit counter of the last accepted commit record
+  uint32_t page_count = 0;                 ///< db page count of the last accepted commit record
+  uint32_t tail_frames = 0;                ///< valid frames after the last accepted commit record
+  std::string problem;                     ///< why the scan stopped at a frame that looked valid
+                                           ///< but broke a rule (empty: torn or end of log)
 };
 
 /// Scans the log open on `fd`. Never reads more than the log holds and never trusts a size

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <benchmark/benchmark.h>
+#include <pbtree/keys.h>
 
 #include <algorithm>
 #include <atomic>
@@ -20,8 +21,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <pbtree/keys.h>
 
 namespace pbtree::bench {
 
@@ -212,7 +211,8 @@ void register_scans(const std::string& contender, const std::string& type, uint6
         {
           const auto& sorted = sorted_cols(rows);
           const int64_t start = d.narrow_starts[0];
-          auto it = std::lower_bound(sorted.begin(), sorted.end(), std::pair<int64_t, int64_t>{start, 0});
+          auto it =
+              std::lower_bound(sorted.begin(), sorted.end(), std::pair<int64_t, int64_t>{start, 0});
           uint64_t want = 0, got = 0;
           for (int k = 0; k < kNarrowKeys && it != sorted.end(); ++k, ++it) {
             f.fold_expected(want, it->first, uint64_t(it->second));

@@ -4,6 +4,7 @@
 // (IndexFile::bulk_load from unsorted keys, 1 or 2 TBB threads) and random/increasing insert
 // (IndexFile::create_index + tree().insert, all pages in the pool, the final commit and
 // checkpoint — log fsync, copy into the file, file fsync — timed).
+#include <pbtree/index_file.h>
 #include <tbb/global_control.h>
 
 #include <algorithm>
@@ -13,7 +14,6 @@
 
 #include "btree/btree.h"
 #include "page/buffer_pool.h"
-#include <pbtree/index_file.h>
 #include "perf/bench_common.h"
 
 namespace pbtree::bench {
@@ -415,7 +415,7 @@ void register_inserts(uint64_t rows) {
             st.counters["dir_builds_per_insert"] = builds;
             st.counters["dir_bytes"] = dir_bytes;
           })
-        ->UseRealTime();
+          ->UseRealTime();
     }
   }
 }

@@ -70,7 +70,8 @@ struct VectorFixture {
   uint64_t narrow(int64_t start, int n, uint64_t& sum) {
     auto it = std::lower_bound(cols.begin(), cols.end(), start, by_first);
     int got = 0;
-    for (; got < n && it != cols.end(); ++got, ++it) fold_int_entry(sum, it->first, uint64_t(it->second));
+    for (; got < n && it != cols.end(); ++got, ++it)
+      fold_int_entry(sum, it->first, uint64_t(it->second));
     return uint64_t(got);
   }
   uint64_t range(int64_t lo, int64_t hi, uint64_t& sum) {
@@ -118,7 +119,8 @@ struct AbslFixture {
   uint64_t narrow(int64_t start, int n, uint64_t& sum) {
     auto it = cols.lower_bound(start);
     int got = 0;
-    for (; got < n && it != cols.end(); ++got, ++it) fold_int_entry(sum, it->first, uint64_t(it->second));
+    for (; got < n && it != cols.end(); ++got, ++it)
+      fold_int_entry(sum, it->first, uint64_t(it->second));
     return uint64_t(got);
   }
   uint64_t range(int64_t lo, int64_t hi, uint64_t& sum) {
@@ -241,8 +243,8 @@ struct SqliteFixture {
     id_bytes_per_entry = double(tb) / double(rows);
     col_bytes_per_entry = double(ib) / double(rows);
     point_s = sq.prepare("SELECT col FROM t WHERE id = ?1");
-    narrow_s = sq.prepare(
-        "SELECT col, id FROM t INDEXED BY t_col WHERE col >= ?1 ORDER BY col LIMIT ?2");
+    narrow_s =
+        sq.prepare("SELECT col, id FROM t INDEXED BY t_col WHERE col >= ?1 ORDER BY col LIMIT ?2");
     range_s = sq.prepare("SELECT col, id FROM t INDEXED BY t_col WHERE col BETWEEN ?1 AND ?2");
     full_s = sq.prepare("SELECT col, id FROM t INDEXED BY t_col WHERE col >= 0 ORDER BY col");
     uint64_t sum = 0;  // warm the page cache: both b-trees

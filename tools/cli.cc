@@ -1,38 +1,37 @@
 // `pbtree` subcommands (CLI11): key, load (--key-format auto), stat (--what-if), demo. Every
 // failure becomes one line "pbtree: <message>" on the error stream and exit code 1; bad usage gives
 // exit code 2.
-#include "tools/cli_errors.h"
 #include "tools/cli.h"
-#include "tools/cli_checks.h"
 
 #include <fmt/format.h>
-
-#include <charconv>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <exception>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
-#include "util/bytes.h"
 #include "btree/level_stats.h"
 #include "file/index_root.h"
 #include "page/file_lock.h"
+#include "tools/cli_checks.h"
+#include "tools/cli_errors.h"
 #include "tools/cmd_compare.h"
-#include "tools/compound_cli.h"
 #include "tools/cmd_firebird.h"
 #include "tools/cmd_report.h"
+#include "tools/compound_cli.h"
 #include "tools/csv_reader.h"
 #include "tools/demo.h"
 #include "tools/load_pipeline.h"
 #include "tools/loader.h"
+#include "tools/progress.h"
 #include "tools/stat_format.h"
 #include "tools/tree_commands.h"
-#include "tools/progress.h"
 #include "tools/what_if_format.h"
+#include "util/bytes.h"
 
 namespace pbtree::tools {
 
@@ -81,9 +80,10 @@ CLI::Validator column_number_check() {
           return "columns are numbered from 1 (got '" + text.substr(0, 40) + "')";
         }
         if (v > kMaxColumn) {
-          return fmt::format("columns are numbered from 1 to {} (a record holds at most 64 MiB, "
-                             "so at most that many fields), not '{}'",
-                             kMaxColumn, text.substr(0, 40));
+          return fmt::format(
+              "columns are numbered from 1 to {} (a record holds at most 64 MiB, "
+              "so at most that many fields), not '{}'",
+              kMaxColumn, text.substr(0, 40));
         }
         return "";
       },
@@ -184,12 +184,13 @@ void run_load(const LoadArgs& a, std::ostream& err) {
   def.type = parse_type_argument(a.types.at(0));
   if (a.types.size() > 1) {  // a compound index: --type and --column once per segment
     if (a.types.size() > kMaxIndexSegments) {
-      throw ArgumentError(fmt::format("an index has at most {} segments, not {}",
-                                      kMaxIndexSegments, a.types.size()));
+      throw ArgumentError(fmt::format("an index has at most {} segments, not {}", kMaxIndexSegments,
+                                      a.types.size()));
     }
     if (!a.key_format.empty()) {
-      throw ArgumentError("--key-format applies to single-segment indexes (compound: each "
-                          "segment has its type's default format)");
+      throw ArgumentError(
+          "--key-format applies to single-segment indexes (compound: each "
+          "segment has its type's default format)");
     }
     if (a.columns.size() != a.types.size()) {
       throw ArgumentError(fmt::format("{} --type but {} --column: give one --column per segment",
@@ -200,8 +201,8 @@ void run_load(const LoadArgs& a, std::ostream& err) {
       def.segments.push_back(IndexSegment{type, default_key_format(type)});
     }
   } else if (a.columns.size() > 1) {
-    throw ArgumentError(fmt::format("{} --column but one --type: give one --type per segment",
-                                    a.columns.size()));
+    throw ArgumentError(
+        fmt::format("{} --column but one --type: give one --type per segment", a.columns.size()));
   }
   if (a.key_format == "auto") {
     def.auto_format = true;
@@ -381,7 +382,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   load->add_option("--page-size", load_args.page_size,
                    "Page size in bytes for a new file (must match an existing file)")
       ->check(page_size_check());
-  load->add_option("--input", load_args.input, "CSV input, plain or .zst; - reads standard input (plain or zstd)")->required();
+  load->add_option("--input", load_args.input,
+                   "CSV input, plain or .zst; - reads standard input (plain or zstd)")
+      ->required();
   load->add_flag("--header", load_args.header, "The input's first line is a header");
   load->add_option("--column", load_args.columns,
                    "1-based column of the values (default 1); once per --type of a compound "
@@ -414,7 +417,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (!load_args.append) return;
     for (const char* o : {"--memory", "--temp-dir"}) {
       if (load->count(o) > 0) {
-        throw CLI::ValidationError(std::string(o) + " applies to building a new index, not --append");
+        throw CLI::ValidationError(std::string(o) +
+                                   " applies to building a new index, not --append");
       }
     }
     // --append inserts into an index as it was created: options that define a new index
@@ -443,7 +447,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       "--firebird", stat_args.firebird,
       "DB is a Firebird 3 (ODS 12) database: gstat -r's table and index blocks, read-only");
   stat->add_option("--table", stat_args.table, "With --firebird: only this table")->needs(fb_flag);
-  stat->add_flag("--system", stat_args.system, "With --firebird: system tables too")->needs(fb_flag);
+  stat->add_flag("--system", stat_args.system, "With --firebird: system tables too")
+      ->needs(fb_flag);
   fb_flag->excludes(io_flag);
   CLI::Option* cmp = stat->add_option(
       "--compare", stat_args.compare,
@@ -471,8 +476,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                      "Key format (default: the Firebird index's own)");
   import->add_option("--layout", import_args.layout, "Node layout: firebird (default) or compact")
       ->check(CLI::IsMember({"firebird", "compact"}));
-  import->add_option("--page-size", import_args.page_size,
-                     "Page size of a new file (default: the database's)")
+  import
+      ->add_option("--page-size", import_args.page_size,
+                   "Page size of a new file (default: the database's)")
       ->check(page_size_check());
 
   std::string report_file, report_output;

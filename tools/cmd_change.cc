@@ -2,14 +2,14 @@
 // through the living B-tree (IndexSession). Every check runs before the tree is touched, and
 // the file is durable (flushed and fsynced) when the command returns.
 #include <fmt/format.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <numeric>
 
-#include <pbtree/keys.h>
-#include <pbtree/index_file.h>
 #include "page/wal_io.h"
 #include "tools/cli_errors.h"
 #include "tools/compound_cli.h"
@@ -173,8 +173,8 @@ uint64_t append_to_index(const std::string& db_path, const std::string& index,
   const IndexDefinition def = session->info().def;
   if (def.compound()) {  // one --column per segment (tools/compound_cli.h)
     if (source.columns.size() != def.segments.size()) {
-      throw ArgumentError(fmt::format("index {} has {} segments: give --column {} times",
-                                      def.name, def.segments.size(), def.segments.size()));
+      throw ArgumentError(fmt::format("index {} has {} segments: give --column {} times", def.name,
+                                      def.segments.size(), def.segments.size()));
     }
     source.segments = def.segments;
   } else if (source.columns.size() > 1) {

@@ -3,11 +3,11 @@
 #include "tools/cmd_compare.h"
 
 #include <fmt/format.h>
+#include <pbtree/index_file.h>
 
 #include <map>
 #include <vector>
 
-#include <pbtree/index_file.h>
 #include "firebird/fdb_catalog.h"
 #include "firebird/fdb_file.h"
 #include "firebird/fdb_stat.h"
@@ -48,7 +48,8 @@ Side load(const std::string& path, const std::string& only) {
         if (!only.empty() && ix.name != only) continue;
         if (ix.inactive) continue;
         IndexStats st = firebird::analyze_fdb_index(*file, t, ix);
-        st.bytes_per_entry = st.nodes ? static_cast<double>(st.index_pages) * s.page_size / st.nodes : 0;
+        st.bytes_per_entry =
+            st.nodes ? static_cast<double>(st.index_pages) * s.page_size / st.nodes : 0;
         s.stats[ix.name] = st;
       }
     }
@@ -61,7 +62,8 @@ Side load(const std::string& path, const std::string& only) {
     }
     if (!only.empty() && s.stats.empty()) throw file->no_index_error(only);
   }
-  if (!only.empty() && s.stats.empty()) throw UsageError(fmt::format("{}: no index named {}", path, only));
+  if (!only.empty() && s.stats.empty())
+    throw UsageError(fmt::format("{}: no index named {}", path, only));
   return s;
 }
 
@@ -91,7 +93,9 @@ std::string table(const std::string& a_name, const std::string& a_file, const In
   out += fmt::format("  {:<18} {:>12} {:>12} {:>7}\n", "figure", "A", "B", "B/A");
   out += "  " + std::string(18 + 1 + 12 + 1 + 12 + 1 + 7, '-') + "\n";
   for (const Row& r : rows) {
-    auto cell = [&](double v) { return r.integer ? fmt::format("{:.0f}", v) : fmt::format("{:.2f}", v); };
+    auto cell = [&](double v) {
+      return r.integer ? fmt::format("{:.0f}", v) : fmt::format("{:.2f}", v);
+    };
     out += fmt::format("  {:<18} {:>12} {:>12} {:>7}\n", r.name, cell(r.x), cell(r.y),
                        r.x == 0 ? std::string("-") : fmt::format("{:.2f}", r.y / r.x));
   }
@@ -112,7 +116,8 @@ std::string compare_stats(const CompareArgs& a) {
     auto it = sb.stats.find(name);
     if (it != sb.stats.end()) out += table(name, a.a, st, name, a.b, it->second);
   }
-  if (out.empty()) throw UsageError(fmt::format("{} and {} have no index name in common", a.a, a.b));
+  if (out.empty())
+    throw UsageError(fmt::format("{} and {} have no index name in common", a.a, a.b));
   return out;
 }
 

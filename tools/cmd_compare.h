@@ -13,9 +13,9 @@ bool is_firebird_file(const std::string& path);
 
 /// Options of `stat --compare`.
 struct CompareArgs {
-  std::string a, b;        ///< files
-  std::string index;       ///< index of A (empty: every index name present in both)
-  std::string b_index;     ///< index of B (default: `index`)
+  std::string a, b;     ///< files
+  std::string index;    ///< index of A (empty: every index name present in both)
+  std::string b_index;  ///< index of B (default: `index`)
 };
 
 /// The comparison tables, one per index pair:

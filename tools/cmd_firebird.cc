@@ -427,7 +427,8 @@ std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable
       o["page_size"] = file.page_size();
       Json segments = Json::array();
       for (const FdbSegment& g : ix.segments) {
-        segments.push_back(Json{{"field", g.field}, {"type", fdb_type_name(g)}, {"itype", g.itype}});
+        segments.push_back(
+            Json{{"field", g.field}, {"type", fdb_type_name(g)}, {"itype", g.itype}});
       }
       o["segments"] = std::move(segments);
       add_gstat_figures(o, s);
@@ -528,8 +529,10 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
       table.insert(footer == std::string::npos ? table.size() : footer, na);
       text += table;
       if (w.report.info.def.format == KeyFormat::RescaledDouble) {
-        text += fmt::format("  rescaled-double keys that several values map to: {} (re-encoded "
-                            "from the smallest)\n\n", w.shared_keys);
+        text += fmt::format(
+            "  rescaled-double keys that several values map to: {} (re-encoded "
+            "from the smallest)\n\n",
+            w.shared_keys);
       }
       const WhatIfRow* cur = nullptr;
       const WhatIfRow* best = nullptr;
@@ -541,8 +544,8 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
       if (!cur || !best || best->index_pages == 0) continue;
       const double ratio = static_cast<double>(cur->index_pages) / best->index_pages;
       if (ratio >= kAutoMinGain) {
-        summary += fmt::format("  {} ({}): {} -> {} pages with {}, {} layout: {:.2f}x\n",
-                               ix.name, t->name, cur->index_pages, best->index_pages,
+        summary += fmt::format("  {} ({}): {} -> {} pages with {}, {} layout: {:.2f}x\n", ix.name,
+                               t->name, cur->index_pages, best->index_pages,
                                key_format_name(best->format), layout_name(best->layout), ratio);
         before += cur->index_pages;
         after += best->index_pages;

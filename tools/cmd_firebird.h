@@ -65,7 +65,8 @@ std::string format_fdb_header(const firebird::FdbFile& file, const std::string& 
 /// lines (tools/fdb_table_format.h: Firebird 3's for ODS 11 and 12, Firebird 5's for ODS 13;
 /// with filter.index set, only "    Primary pointer page: P, Index root page: R\n") and an
 /// empty line, then each index's block (tools/stat_format.h format_gstat_block).
-std::string format_fdb_stat(const firebird::FdbFile& file, const std::vector<firebird::FdbTable>& catalog,
+std::string format_fdb_stat(const firebird::FdbFile& file,
+                            const std::vector<firebird::FdbTable>& catalog,
                             const firebird::FdbStatFilter& filter, bool levels = false,
                             Progress* progress = nullptr);
 
@@ -76,7 +77,8 @@ std::string format_fdb_stat(const firebird::FdbFile& file, const std::vector<fir
 /// segments [{field, itype, field_type, scale, length}], and the gstat figures under the
 /// keys of format_json_object (root_page, depth, leaf_buckets, nodes, ...)}.
 /// `levels` (--levels) adds add_tree_shape's keys (tools/json_out.h) to each index object.
-std::string format_fdb_stat_json(const firebird::FdbFile& file, const std::vector<firebird::FdbTable>& catalog,
+std::string format_fdb_stat_json(const firebird::FdbFile& file,
+                                 const std::vector<firebird::FdbTable>& catalog,
                                  const firebird::FdbStatFilter& filter, bool levels = false,
                                  Progress* progress = nullptr);
 

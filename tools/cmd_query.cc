@@ -1,15 +1,15 @@
 // `pbtree find` and `pbtree scan`: equality lookups and value-ordered range / prefix scans of
 // one index through the living B-tree, with search values converted by <pbtree/search.h>.
 #include <fmt/format.h>
+#include <pbtree/keys.h>
+#include <pbtree/search.h>
 
 #include <algorithm>
 
-#include <pbtree/keys.h>
 #include "tools/cli_checks.h"
 #include "tools/cli_errors.h"
 #include "tools/compound_cli.h"
 #include "tools/index_session.h"
-#include <pbtree/search.h>
 #include "tools/json_out.h"
 #include "tools/stat_format.h"
 #include "tools/tree_commands.h"
@@ -104,11 +104,20 @@ std::string format_scan_value(const std::string& format, bool is_null, const std
     std::string s;
     for (char ch : v) {
       switch (ch) {
-        case '\\': s += "\\\\"; break;
-        case '\t': s += "\\t"; break;
-        case '\n': s += "\\n"; break;
-        case '\r': s += "\\r"; break;
-        default: s += ch;
+        case '\\':
+          s += "\\\\";
+          break;
+        case '\t':
+          s += "\\t";
+          break;
+        case '\n':
+          s += "\\n";
+          break;
+        case '\r':
+          s += "\\r";
+          break;
+        default:
+          s += ch;
       }
     }
     return s;
@@ -158,11 +167,11 @@ class ScanPrinter {
     std::string s;
     Json values = Json::array();
     for (size_t i = 0; i < texts.size(); ++i) {
-      const bool null = texts[i] == "NULL" && texts.size() == def_.segment_count() &&
-                        key_segment_is_null(i, key);
+      const bool null =
+          texts[i] == "NULL" && texts.size() == def_.segment_count() && key_segment_is_null(i, key);
       if (format_ == "json") {
-        values.push_back(column_value_json(null ? std::nullopt
-                                                : std::optional<std::string_view>(texts[i])));
+        values.push_back(
+            column_value_json(null ? std::nullopt : std::optional<std::string_view>(texts[i])));
         continue;
       }
       if (i > 0) s += format_ == "csv" ? "," : "\t";
@@ -180,9 +189,10 @@ class ScanPrinter {
     if (recnos.empty() || full()) return;
     const bool is_null = std::equal(key.begin(), key.end(), null_.begin(), null_.end());
     const std::string value =
-        def_.compound() ? compound_value(key)
-                        : format_scan_value(format_, is_null,
-                                            key_to_text(def_.type, def_.format, def_.descending, key));
+        def_.compound()
+            ? compound_value(key)
+            : format_scan_value(format_, is_null,
+                                key_to_text(def_.type, def_.format, def_.descending, key));
     for (uint64_t r : recnos) {
       if (full()) break;
       if (format_ == "json") {
@@ -280,9 +290,10 @@ void run_scan(const ScanArgs& a, std::ostream& out, std::ostream& err) {
   auto session = IndexSession::open(a.db, a.index, false);
   const IndexDefinition& def = session->info().def;
   if (!a.values.empty() && !def.compound()) {
-    throw ArgumentError(fmt::format("index {} has one segment: give its bounds with --from / "
-                                    "--to, or use find",
-                                    def.name));
+    throw ArgumentError(
+        fmt::format("index {} has one segment: give its bounds with --from / "
+                    "--to, or use find",
+                    def.name));
   }
   if (def.compound() || a.explain) return run_leading_scan(a, req, *session, out, err);
   const ScanPlan plan = plan_scan(def, req);
@@ -305,8 +316,8 @@ void run_scan(const ScanArgs& a, std::ostream& out, std::ostream& err) {
     try {
       printer.run(run_key, run_recnos, backward);
     } catch (const KeyError& e) {
-      throw CorruptError(fmt::format("{}: index {}: page {}, node at offset {}: {}", a.db,
-                                     def.name, run_page, run_offset, e.what()));
+      throw CorruptError(fmt::format("{}: index {}: page {}, node at offset {}: {}", a.db, def.name,
+                                     run_page, run_offset, e.what()));
     }
   };
   for (Cursor c = tree.scan(plan.range); c.valid() && !printer.full(); c.next()) {

@@ -19,11 +19,20 @@ std::string esc(std::string_view s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -55,8 +64,8 @@ std::vector<SizeBar> size_bars(const CompoundWhatIfReport& w) {
     }
     for (const WhatIfRow& r : v.rows) {
       if (!r.available) continue;
-      bars.push_back({fmt::format("{} / {}", formats, layout_name(r.layout)), r.index_pages,
-                      r.current});
+      bars.push_back(
+          {fmt::format("{} / {}", formats, layout_name(r.layout)), r.index_pages, r.current});
     }
   }
   return bars;
@@ -82,9 +91,8 @@ std::string size_chart(const std::vector<SizeBar>& bars) {
         "<text x=\"0\" y=\"{}\" font-size=\"13\">{}{}</text>"
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>"
         "<text x=\"{}\" y=\"{}\" font-size=\"13\">{} pages</text>\n",
-        y + 15, r->current ? "* " : "", esc(r->label), label_w, y + 2, std::max(len, 1),
-        bar_h - 6, r->current ? "#c0504d" : "#4f81bd", label_w + std::max(len, 1) + 6, y + 15,
-        r->pages);
+        y + 15, r->current ? "* " : "", esc(r->label), label_w, y + 2, std::max(len, 1), bar_h - 6,
+        r->current ? "#c0504d" : "#4f81bd", label_w + std::max(len, 1) + 6, y + 15, r->pages);
     y += bar_h;
   }
   return s + "</svg>\n";
@@ -112,8 +120,7 @@ std::string fill_chart(const IndexStats& st) {
 
 std::string render_report_html(const std::string& file, uint32_t page_size,
                                const std::vector<ReportIndex>& indexes) {
-  std::string h =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   h += fmt::format("<title>pbtree report: {}</title>\n", esc(file));
   h += "<style>body{font-family:sans-serif;margin:2em;max-width:60em}"
        "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:2px 8px;"
@@ -151,13 +158,16 @@ std::string render_report_html(const std::string& file, uint32_t page_size,
     }
     h += "<h3>Leaf fill distribution</h3>\n" + fill_chart(s);
     h += "<h3>Levels</h3>\n<table class=\"levels\">\n<tr><th>level</th><th>pages</th>"
-         "<th>nodes</th><th>average fill</th><th>average node length</th><th>unused bytes</th></tr>\n";
+         "<th>nodes</th><th>average fill</th><th>average node length</th><th>unused "
+         "bytes</th></tr>\n";
     for (const LevelStats& l : ix.shape.levels) {
-      h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2f}%</td><td>{:.2f}</td><td>{}</td></tr>\n",
-                       l.level, l.pages, l.nodes, l.avg_fill * 100, l.avg_node_length, l.unused_bytes);
+      h += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.2f}%</td><td>{:.2f}</td><td>{}</td></tr>\n",
+          l.level, l.pages, l.nodes, l.avg_fill * 100, l.avg_node_length, l.unused_bytes);
     }
-    h += fmt::format("</table>\n<p>Leaves out of file order: {}, NULL entries: {}.</p>\n</section>\n",
-                     ix.shape.leaves_out_of_order, ix.shape.null_entries);
+    h += fmt::format(
+        "</table>\n<p>Leaves out of file order: {}, NULL entries: {}.</p>\n</section>\n",
+        ix.shape.leaves_out_of_order, ix.shape.null_entries);
   }
   return h + "</body>\n</html>\n";
 }
@@ -195,9 +205,9 @@ void run_report(const std::string& path, const std::string& output) {
         r.type += (i == 0 ? "" : ", ") + info.def.segment(i).type.name();
       }
       r.stats = file->analyze(info.def.name);
-      r.shape = analyze_tree_shape([&](uint32_t p, uint8_t* b) { file->read_page(p, b); },
-                                   info.root_page, page_size, file->page_count(),
-                                   info.def.descending);
+      r.shape =
+          analyze_tree_shape([&](uint32_t p, uint8_t* b) { file->read_page(p, b); }, info.root_page,
+                             page_size, file->page_count(), info.def.descending);
       // The prediction is a part of the page: one that cannot be made says why, the rest of
       // the report stands.
       try {

@@ -5,11 +5,12 @@
 // the fill histogram and the per-level table (btree/level_stats.h).
 #pragma once
 
+#include <pbtree/index_file.h>
+
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <pbtree/index_file.h>
 #include "btree/level_stats.h"
 #include "btree/what_if.h"
 #include "file/what_if_compound.h"
@@ -20,7 +21,7 @@ namespace pbtree::tools {
 struct ReportIndex {
   std::string table;  ///< Firebird table, empty for pbtree files
   std::string name;
-  std::string type;   ///< "bigint", ...; compound: "integer, varchar(4)" (empty if unknown)
+  std::string type;  ///< "bigint", ...; compound: "integer, varchar(4)" (empty if unknown)
   IndexStats stats;
   TreeShape shape;
   std::optional<WhatIfReport> what_if;  ///< absent: not predicted (why in `not_predicted`)

@@ -1,10 +1,10 @@
 // `pbtree checkpoint` and `pbtree backup`: folding the log into the file, and a consistent
 // copy of a live file (design: docs/FORMAT.md §3, docs/LIBRARY.md).
 #include <fmt/format.h>
+#include <pbtree/index_file.h>
 
 #include <memory>
 
-#include <pbtree/index_file.h>
 #include "tools/cli_checks.h"
 #include "tools/tree_commands.h"
 
@@ -26,8 +26,9 @@ struct BackupArgs {
 void add_checkpoint_command(CLI::App& app, TreeCommands& commands) {
   auto args = std::make_shared<CheckpointArgs>();
   CLI::App* sub = app.add_subcommand(
-      "checkpoint", "Copy the committed log into the file and empty it (the file alone is then "
-                    "complete)");
+      "checkpoint",
+      "Copy the committed log into the file and empty it (the file alone is then "
+      "complete)");
   sub->add_option("db", args->db, "Index file")->required();
   sub->add_option("--wait", args->wait_ms,
                   "Milliseconds to wait for readers holding older snapshots (default 5000)")

@@ -11,6 +11,9 @@
 // list is walked to its end and holds no page of an index. Pages past the header's page
 // count (an uncommitted load's) are reported in a note.
 #include <fmt/format.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
+#include <pbtree/search.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -18,20 +21,17 @@
 
 #include "btree/btree.h"
 #include "btree/tree_walk.h"
-#include <pbtree/index_file.h>
+#include "file/index_root.h"
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include <pbtree/keys.h>
 #include "page/buffer_pool.h"
-#include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/page_file.h"
-#include <pbtree/search.h>
-#include "tools/tree_commands.h"
 #include "tools/progress.h"
+#include "tools/tree_commands.h"
 #include "tools/verify_keys.h"
 
 namespace pbtree::tools {
@@ -50,9 +50,9 @@ struct IndexFigures {
 
 // The walk of one index; records owners of pages in `owner` (index id + 1; 0 = none).
 IndexFigures walk_index(const std::string& db, const IndexInfo& info, const IndexFile& file,
-                        uint32_t page_count,
-                        std::vector<uint32_t>& owner, const std::vector<IndexInfo>& all,
-                        std::vector<std::string>& violations, Progress& progress) {
+                        uint32_t page_count, std::vector<uint32_t>& owner,
+                        const std::vector<IndexInfo>& all, std::vector<std::string>& violations,
+                        Progress& progress) {
   const uint32_t ps = file.page_size();
   const bool desc = info.def.descending;
   auto report = [&](uint32_t page, const std::string& what) {
@@ -123,8 +123,8 @@ IndexFigures walk_index(const std::string& db, const IndexInfo& info, const Inde
         if (c > 0) {
           report(p, fmt::format("entry {}: key out of order", i));
         } else if (c == 0 && e.recno == prev->recno) {
-          report(p, fmt::format("entry {}: duplicate entry (record number {} twice for one key)",
-                                i, e.recno));
+          report(p, fmt::format("entry {}: duplicate entry (record number {} twice for one key)", i,
+                                e.recno));
         } else if (c == 0 && e.recno < prev->recno) {
           report(p,
                  fmt::format("entry {}: record numbers of equal keys not ascending ({} after {})",

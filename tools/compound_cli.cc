@@ -2,10 +2,10 @@
 #include "tools/compound_cli.h"
 
 #include <fmt/format.h>
+#include <pbtree/keys.h>
 
 #include <charconv>
 
-#include <pbtree/keys.h>
 #include "tools/cli_errors.h"
 #include "util/bytes.h"
 
@@ -69,7 +69,8 @@ uint64_t read_compound_entries(CsvReader& reader, const ColumnSource& source, En
     } else {
       recno = source.recno_of_row ? source.recno_of_row(row) : row;
       if (recno > kMaxRecordNumber) {
-        throw InputError(reader.name(), reader.line(), "too many rows: record number over 2^40 - 1");
+        throw InputError(reader.name(), reader.line(),
+                         "too many rows: record number over 2^40 - 1");
       }
     }
     batch.add(key.bytes(), recno, reader.line());
@@ -103,9 +104,10 @@ std::vector<uint8_t> entry_key_of_tokens(const IndexDefinition& def,
                                          const std::vector<std::string>& tokens) {
   const size_t n = def.segment_count();
   if (tokens.size() != n) {
-    throw ArgumentError(fmt::format("index {} has {} segments: expected {} values then RECNO, "
-                                    "got {} values",
-                                    def.name, n, n, tokens.size()));
+    throw ArgumentError(
+        fmt::format("index {} has {} segments: expected {} values then RECNO, "
+                    "got {} values",
+                    def.name, n, n, tokens.size()));
   }
   std::vector<IndexSegment> g(n);
   std::vector<std::optional<std::string>> texts(n);
@@ -150,9 +152,10 @@ std::optional<LeadingSearch> leading_search_of(const IndexDefinition& def,
   s.value_descending = request->descending;
   if (!bounded) return s;
   if (tokens.size() == n) {
-    throw ArgumentError(fmt::format("every segment of index {} has a value: bounds apply to the "
-                                    "segment after the values",
-                                    def.name));
+    throw ArgumentError(
+        fmt::format("every segment of index {} has a value: bounds apply to the "
+                    "segment after the values",
+                    def.name));
   }
   if (request->from_null || request->to_null) return std::nullopt;  // x >= NULL: never true
   const IndexDefinition d = segment_definition(def, tokens.size());
@@ -169,9 +172,10 @@ std::optional<LeadingSearch> leading_search_of(const IndexDefinition& def,
   }
   if (request->starting_with) {
     if (d.type.type != ColumnType::Varchar) {
-      throw UsageError(fmt::format("--starting-with needs a varchar segment; segment {} of index "
-                                   "{} is {}",
-                                   tokens.size() + 1, def.name, d.type.name()));
+      throw UsageError(
+          fmt::format("--starting-with needs a varchar segment; segment {} of index "
+                      "{} is {}",
+                      tokens.size() + 1, def.name, d.type.name()));
     }
     const std::string& p = *request->starting_with;
     s.starting_with = std::vector<uint8_t>(p.begin(), p.end());

@@ -4,16 +4,17 @@
 // they make (file/compound_search.h).
 #pragma once
 
+#include <pbtree/index_file.h>
+#include <pbtree/search.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <pbtree/index_file.h>
 #include "file/compound_search.h"
 #include "tools/csv_reader.h"
 #include "tools/loader.h"
-#include <pbtree/search.h>
 
 namespace pbtree::tools {
 

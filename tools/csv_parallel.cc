@@ -57,8 +57,8 @@ namespace {
 struct Chunk {
   std::string text;
   uint64_t first_line = 1;
-  bool first = false;       // holds the input's first record (the header, if any)
-  std::exception_ptr read_error;  // stage 1's error: no text beyond it
+  bool first = false;                // holds the input's first record (the header, if any)
+  std::exception_ptr read_error;     // stage 1's error: no text beyond it
   std::unique_ptr<ByteSource> rest;  // set: the rest of the input, after text, read serially
   EntryBatch batch;
   std::exception_ptr error;  // stage 2's error, after batch's rows
@@ -212,73 +212,71 @@ uint64_t run(std::unique_ptr<ByteSource> source, std::string_view text, const st
   uint64_t rows = 0;
   uint64_t text_bytes = 0;  // of the chunks handed to the sink
   std::exception_ptr failure;
-  const uint32_t threads = options.threads != 0
-                               ? options.threads
-                               : std::max(1u, std::thread::hardware_concurrency());
+  const uint32_t threads =
+      options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   tbb::task_arena arena(static_cast<int>(threads));
   arena.execute([&] {
     tbb::parallel_pipeline(
         threads * 2,
-        tbb::make_filter<void, Chunk*>(
-            tbb::filter_mode::serial_in_order,
-            [&](tbb::flow_control& fc) -> Chunk* {
-              std::unique_ptr<Chunk> c = stop.load() ? nullptr : chunker.next();
-              if (!c) {
-                fc.stop();
-                return nullptr;
+        tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order,
+                                       [&](tbb::flow_control& fc) -> Chunk* {
+                                         std::unique_ptr<Chunk> c =
+                                             stop.load() ? nullptr : chunker.next();
+                                         if (!c) {
+                                           fc.stop();
+                                           return nullptr;
+                                         }
+                                         return c.release();
+                                       }) &
+            tbb::make_filter<Chunk*, Chunk*>(tbb::filter_mode::parallel,
+                                             [&](Chunk* c) -> Chunk* {
+                                               if (!stop.load() && !c->text.empty()) {
+                                                 parse(*c, CsvReader::from_string(c->text, name),
+                                                       0);
+                                               }
+                                               return c;
+                                             }) &
+            tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, [&](Chunk* raw) {
+              std::unique_ptr<Chunk> c(raw);
+              if (stop.load()) return;
+              if (c->rest) {
+                // The serial rest of the input, in order: every earlier row is counted.
+                parse(*c, CsvReader::from_source(std::move(c->rest), name),
+                      max_rows != 0 ? max_rows - rows : 0);
               }
-              return c.release();
-            }) &
-            tbb::make_filter<Chunk*, Chunk*>(
-                tbb::filter_mode::parallel,
-                [&](Chunk* c) -> Chunk* {
-                  if (!stop.load() && !c->text.empty()) {
-                    parse(*c, CsvReader::from_string(c->text, name), 0);
-                  }
-                  return c;
-                }) &
-            tbb::make_filter<Chunk*, void>(
-                tbb::filter_mode::serial_in_order, [&](Chunk* raw) {
-                  std::unique_ptr<Chunk> c(raw);
-                  if (stop.load()) return;
-                  if (c->rest) {
-                    // The serial rest of the input, in order: every earlier row is counted.
-                    parse(*c, CsvReader::from_source(std::move(c->rest), name),
-                          max_rows != 0 ? max_rows - rows : 0);
-                  }
-                  try {
-                    auto& items = c->batch.items();
-                    size_t keep = items.size();
-                    if (max_rows != 0 && rows + keep >= max_rows) {
-                      keep = static_cast<size_t>(max_rows - rows);
-                      items.resize(keep);
-                      stop = true;
+              try {
+                auto& items = c->batch.items();
+                size_t keep = items.size();
+                if (max_rows != 0 && rows + keep >= max_rows) {
+                  keep = static_cast<size_t>(max_rows - rows);
+                  items.resize(keep);
+                  stop = true;
+                }
+                if (renumber) {
+                  for (size_t j = 0; j < keep; ++j) {
+                    const uint64_t row = rows + j;
+                    const uint64_t recno =
+                        source_in.recno_of_row ? source_in.recno_of_row(row) : row;
+                    if (recno > kMaxRecordNumber) {
+                      throw InputError(name, items[j].tag,
+                                       "too many rows: record number over 2^40 - 1");
                     }
-                    if (renumber) {
-                      for (size_t j = 0; j < keep; ++j) {
-                        const uint64_t row = rows + j;
-                        const uint64_t recno =
-                            source_in.recno_of_row ? source_in.recno_of_row(row) : row;
-                        if (recno > kMaxRecordNumber) {
-                          throw InputError(name, items[j].tag,
-                                           "too many rows: record number over 2^40 - 1");
-                        }
-                        items[j].recno = recno;
-                      }
-                    }
-                    rows += keep;
-                    if (!stop) {
-                      if (c->error) std::rethrow_exception(c->error);
-                      if (c->read_error) std::rethrow_exception(c->read_error);
-                    }
-                    if (keep != 0) sink(std::move(c->batch));
-                    text_bytes += c->text.size();
-                    if (options.on_bytes) options.on_bytes(text_bytes);
-                  } catch (...) {
-                    failure = std::current_exception();
-                    stop = true;
+                    items[j].recno = recno;
                   }
-                }));
+                }
+                rows += keep;
+                if (!stop) {
+                  if (c->error) std::rethrow_exception(c->error);
+                  if (c->read_error) std::rethrow_exception(c->read_error);
+                }
+                if (keep != 0) sink(std::move(c->batch));
+                text_bytes += c->text.size();
+                if (options.on_bytes) options.on_bytes(text_bytes);
+              } catch (...) {
+                failure = std::current_exception();
+                stop = true;
+              }
+            }));
   });
   if (failure) std::rethrow_exception(failure);
   return rows;

@@ -6,12 +6,13 @@
 // read_entries on the whole input.
 #pragma once
 
+#include <pbtree/index_file.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
 
-#include <pbtree/index_file.h>
 #include "tools/loader.h"
 
 namespace pbtree::tools {

@@ -179,10 +179,11 @@ InputError::InputError(const std::string& file, uint64_t line, const std::string
 CsvReader::CsvReader(std::unique_ptr<ByteSource> source, std::string name)
     : source_(std::move(source)), name_(std::move(name)), buf_(kInitialBuffer) {}
 
-std::unique_ptr<ByteSource> open_byte_source(const std::string& path) { return open_source(path); }
+std::unique_ptr<ByteSource> open_byte_source(const std::string& path) {
+  return open_source(path);
+}
 
-CsvReader::CsvReader(const std::string& path)
-    : CsvReader(open_source(path), path) {}
+CsvReader::CsvReader(const std::string& path) : CsvReader(open_source(path), path) {}
 
 CsvReader CsvReader::from_source(std::unique_ptr<ByteSource> source, const std::string& name) {
   return CsvReader(std::move(source), name);
@@ -270,9 +271,9 @@ bool CsvReader::next() {
     }
   }
   size_t record_end = i;
-  check_field(field, field_start, record_end > field_start && buf_[record_end - 1] == '\r'
-                                      ? record_end - 1
-                                      : record_end);
+  check_field(
+      field, field_start,
+      record_end > field_start && buf_[record_end - 1] == '\r' ? record_end - 1 : record_end);
   record_line_ = next_line_;
   next_line_ += inner_newlines + 1;
   size_t content_end = record_end;

@@ -3,6 +3,7 @@
 #include "tools/demo.h"
 
 #include <fmt/format.h>
+#include <pbtree/index_file.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -10,7 +11,6 @@
 #include <filesystem>
 #include <vector>
 
-#include <pbtree/index_file.h>
 #include "tools/loader.h"
 #include "tools/stat_format.h"
 #include "tools/what_if_format.h"
@@ -135,8 +135,8 @@ void run_demo(const DemoOptions& options, std::ostream& out, std::ostream& err) 
     const uint64_t rows = read_entries(reader, source, batch);
     bulk_load_from(*file, def, batch, input);
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-    err << fmt::format("pbtree demo: {:<17} {:>8} entries from {} in {:.2f} s\n", def.name,
-                       rows, file_name, secs);
+    err << fmt::format("pbtree demo: {:<17} {:>8} entries from {} in {:.2f} s\n", def.name, rows,
+                       file_name, secs);
   };
   for (const DemoIndex& d : kIndexes) {
     const auto t0 = Clock::now();
@@ -187,7 +187,8 @@ void run_demo(const DemoOptions& options, std::ostream& out, std::ostream& err) 
   }
   out << format_comparison_table(rows);
   // What every BIGINT index (single-segment) would cost in each key format and layout
-  // (btree/what_if.h); the compound indexes follow. would cost in each key format and layout (btree/what_if.h).
+  // (btree/what_if.h); the compound indexes follow. would cost in each key format and layout
+  // (btree/what_if.h).
   out << "\n";
   for (const IndexInfo& info : file->indexes()) {
     if (info.def.type.type != ColumnType::Bigint || info.def.compound()) continue;

@@ -1,9 +1,9 @@
 // IndexSession: one index of a pbtree file as a living B-tree, through IndexFile::tree() and
 // IndexFile::flush() (file/index_file.h), with a small page cache sized for one command.
-#include <pbtree/index_file.h>
 #include "tools/index_session.h"
 
 #include <fmt/format.h>
+#include <pbtree/index_file.h>
 
 #include "page/buffer_pool.h"
 

@@ -7,12 +7,13 @@
 // (IndexFile::rollback): nothing of it reaches the log or the file.
 #pragma once
 
+#include <pbtree/index_file.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
 
 namespace pbtree::tools {
 

@@ -36,9 +36,9 @@ void add_gstat_figures(Json& o, const IndexStats& s) {
   o["avg_data_length"] = s.avg_data_length;
   o["clustering_factor"] = s.clustering_factor;
   o["clustering_ratio"] = s.clustering_ratio;
-  o["fill_distribution"] = Json::array({s.fill_distribution[0], s.fill_distribution[1],
-                                        s.fill_distribution[2], s.fill_distribution[3],
-                                        s.fill_distribution[4]});
+  o["fill_distribution"] =
+      Json::array({s.fill_distribution[0], s.fill_distribution[1], s.fill_distribution[2],
+                   s.fill_distribution[3], s.fill_distribution[4]});
   o["index_pages"] = s.index_pages;
 }
 

@@ -6,14 +6,14 @@
 // sizes, figures and record numbers are numbers.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <pbtree/stats.h>
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <pbtree/stats.h>
 #include "btree/level_stats.h"
 
 namespace pbtree::tools {

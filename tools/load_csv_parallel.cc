@@ -34,8 +34,7 @@ size_t BoundedLoad::chunk_bytes_for(size_t memory, uint32_t threads) {
                             size_t{4} << 20);
 }
 
-void BoundedLoad::read_csv(const std::string& path, const ColumnSource& source,
-                           uint32_t threads) {
+void BoundedLoad::read_csv(const std::string& path, const ColumnSource& source, uint32_t threads) {
   progress_.phase("parse", 0, 0);
   ParallelCsvOptions o;
   o.threads = thread_count(threads);

@@ -1,9 +1,8 @@
 // BoundedLoad, CsvChunkSource, LoadProgress and --memory parsing (tools/load_pipeline.h).
 #include "tools/load_pipeline.h"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -121,8 +120,8 @@ size_t default_load_memory() {
 }
 
 size_t parse_memory_size(const std::string& text) {
-  const std::string bad = fmt::format("bad memory size '{}' (want bytes, e.g. 256M or 1G)",
-                                      text.substr(0, 40));
+  const std::string bad =
+      fmt::format("bad memory size '{}' (want bytes, e.g. 256M or 1G)", text.substr(0, 40));
   uint64_t v = 0;
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, v);
@@ -165,7 +164,8 @@ bool CsvChunkSource::next_chunk(EntryBatch& batch, size_t max_bytes,
 
 double CsvChunkSource::fraction_read() const {
   if (input_bytes_ == 0) return -1;
-  return std::min(1.0, static_cast<double>(reader_.bytes_read()) / static_cast<double>(input_bytes_));
+  return std::min(1.0,
+                  static_cast<double>(reader_.bytes_read()) / static_cast<double>(input_bytes_));
 }
 
 LoadProgress::LoadProgress(Progress* progress, std::ostream* messages, const std::string& index)
@@ -237,7 +237,8 @@ std::string LoadProgress::detail() const {
   // Parsing is timed from the load's start (the sorts of full buffers in between included),
   // so its rate and ETA are those of reading the whole input; other phases from their start.
   const bool parse = phase_ == "parse";
-  const double secs = std::chrono::duration<double>(now - (parse ? load_start_ : phase_start_)).count();
+  const double secs =
+      std::chrono::duration<double>(now - (parse ? load_start_ : phase_start_)).count();
   const uint64_t base = parse ? 0 : phase_start_count_;
   const uint64_t moved = done > base ? done - base : 0;
   if (secs < 0.05 || moved == 0) return "";
@@ -313,8 +314,7 @@ KeyFormatChoice BoundedLoad::sample(uint32_t page_size) {
   reduce();
   progress_.phase("sample", 0, rows_);
   RunMerge merge(*file_, runs_, def_.descending, memory_);
-  return sample_sorted_key_format(merge, def_, page_size,
-                                  [&](uint64_t n) { progress_.set(n); });
+  return sample_sorted_key_format(merge, def_, page_size, [&](uint64_t n) { progress_.set(n); });
 }
 
 void BoundedLoad::switch_format(KeyFormat format) {

@@ -7,6 +7,8 @@
 // line (tools/progress.h) names the phase: parse, sort, merge, sample, build.
 #pragma once
 
+#include <pbtree/index_file.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -20,7 +22,6 @@
 #include <thread>
 #include <vector>
 
-#include <pbtree/index_file.h>
 #include "btree/what_if.h"
 #include "file/entry_runs.h"
 #include "tools/csv_parallel.h"

@@ -1,11 +1,11 @@
 // read_entries / load_index_file: CSV rows -> (normalized key, record number, line) entries
 // -> IndexFile::bulk_load, with every input error reported as "<file>:<line>: <what>".
-#include <pbtree/index_file.h>
-#include "tools/cli_errors.h"
 #include "tools/loader.h"
-#include "tools/compound_cli.h"
 
 #include <fmt/format.h>
+#include <pbtree/index_file.h>
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <charconv>
@@ -15,10 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include <tbb/global_control.h>
-#include <tbb/task_arena.h>
-
 #include "file/file_create.h"
+#include "tools/cli_errors.h"
+#include "tools/compound_cli.h"
 #include "tools/load_pipeline.h"
 #include "tools/progress.h"
 
@@ -52,7 +51,8 @@ uint64_t read_entry_chunk(CsvReader& reader, const ColumnSource& source, EntryBa
   const std::string why = fmt::format("keys of {}-byte pages are shorter than {} bytes",
                                       source.page_size, source.page_size / 4);
   reader.limit_field(source.column - 1, source.page_size / 4, why);
-  if (source.recno_column != 0) reader.limit_field(source.recno_column - 1, source.page_size / 4, why);
+  if (source.recno_column != 0)
+    reader.limit_field(source.recno_column - 1, source.page_size / 4, why);
   KeyBuffer key;
   uint64_t& row = state.rows;
   const uint64_t first_row = row;
@@ -118,13 +118,13 @@ IndexInfo bulk_load_from(IndexFile& file, const IndexDefinition& def, EntryBatch
       throw InputError(input_name, later,
                        fmt::format("{} (same key as line {})", e.what(), earlier));
     }
-    const std::string value = def.compound()
-                                  ? key_value_text(def, batch.key(*a))
-                                  : key_to_text(def.type, def.format, def.descending, batch.key(*a));
+    const std::string value =
+        def.compound() ? key_value_text(def, batch.key(*a))
+                       : key_to_text(def.type, def.format, def.descending, batch.key(*a));
     if (a->recno == b->recno) {
-      throw InputError(input_name, later,
-                       fmt::format("entry ({}, {}) appears twice (same as line {})", value,
-                                   a->recno, earlier));
+      throw InputError(
+          input_name, later,
+          fmt::format("entry ({}, {}) appears twice (same as line {})", value, a->recno, earlier));
     }
     throw InputError(input_name, later,
                      fmt::format("unique index {}: value {} appears twice (same as line {})",
@@ -184,8 +184,8 @@ namespace {
 // BoundedLoad::build on a oneTBB arena of `threads` threads (0: the hardware threads), so the
 // sort of the entries uses as many as the leaf coding.
 IndexInfo build_in_arena(BoundedLoad& load, IndexFile& file, uint32_t threads) {
-  const int n = static_cast<int>(threads != 0 ? threads
-                                              : std::max(1u, std::thread::hardware_concurrency()));
+  const int n =
+      static_cast<int>(threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency()));
   tbb::task_arena arena(n);
   IndexInfo info;
   arena.execute([&] { info = load.build(file); });
@@ -202,8 +202,8 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
   if (def.auto_format) def.format = default_key_format(def.type);
   check_key_format(def.type, def.format);
   // An unsupported --page-size is an argument error whether or not the file exists.
-  if (page_size != 0 && std::find(std::begin(kPageSizes), std::end(kPageSizes), page_size) ==
-                            std::end(kPageSizes)) {
+  if (page_size != 0 &&
+      std::find(std::begin(kPageSizes), std::end(kPageSizes), page_size) == std::end(kPageSizes)) {
     throw ArgumentError(
         fmt::format("page size {} not supported (4096, 8192, 16384 or 32768)", page_size));
   }
@@ -252,8 +252,8 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
     temp_dir = std::filesystem::path(db_path).parent_path().string();
     if (temp_dir.empty()) temp_dir = ".";
   }
-  BoundedLoad load(def, limits.memory != 0 ? limits.memory : default_load_memory(), temp_dir,
-                   input, line);
+  BoundedLoad load(def, limits.memory != 0 ? limits.memory : default_load_memory(), temp_dir, input,
+                   line);
   load.read_csv(input, source, source.threads);  // parsed in parallel chunks
   const uint64_t rows = load.rows();
   line.message(fmt::format("pbtree: read {} rows from {}\n", rows, input));
@@ -282,8 +282,7 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
         info = build_in_arena(load, f, source.threads);
       })) {
     throw UsageError(fmt::format(
-        "{}: created by another process during this load: left as it is, nothing loaded",
-        db_path));
+        "{}: created by another process during this load: left as it is, nothing loaded", db_path));
   }
   line.message(fmt::format("pbtree: built index {} ({} entries)\n", def.name, rows));
   return info;

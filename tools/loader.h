@@ -4,14 +4,15 @@
 // built, make the build cut its new pages off again: IndexFile::bulk_load_sorted).
 #pragma once
 
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
+
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include <pbtree/index_file.h>
 #include "btree/what_if.h"
-#include <pbtree/keys.h>
 #include "tools/csv_reader.h"
 
 namespace pbtree::tools {

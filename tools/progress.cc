@@ -1,9 +1,8 @@
 // Progress: carriage-return progress lines on stderr (tools/progress.h).
 #include "tools/progress.h"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
+#include <unistd.h>
 
 namespace pbtree::tools {
 

@@ -1,12 +1,12 @@
 // Text, JSON and table renderings of IndexStats. The gstat block is byte-exact Firebird 3.
 #include "tools/stat_format.h"
 
-#include "tools/json_out.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+
+#include "tools/json_out.h"
 
 namespace pbtree::tools {
 
@@ -51,9 +51,9 @@ std::string format_extra_lines(const IndexInfo& info, const IndexStats& s, uint3
                         info.def.descending ? ", descending" : "", page_size,
                         info.def.layout == NodeLayout::Compact ? ", compact layout" : "")
           : fmt::format("\tType: {}, key format: {}{}{}, page size {}{}\n", info.def.type.name(),
-                  key_format_name(info.def.format), info.def.unique ? ", unique" : "",
-                  info.def.descending ? ", descending" : "", page_size,
-                  info.def.layout == NodeLayout::Compact ? ", compact layout" : "");
+                        key_format_name(info.def.format), info.def.unique ? ", unique" : "",
+                        info.def.descending ? ", descending" : "", page_size,
+                        info.def.layout == NodeLayout::Compact ? ", compact layout" : "");
   out += fmt::format("\tIndex pages: {}, bytes per entry: {:.2f}, average leaf fill: {:.2f}\n",
                      s.index_pages, s.bytes_per_entry, s.avg_leaf_fill);
   out += "\n";
@@ -75,7 +75,8 @@ std::string format_json_object(const IndexInfo& info, const IndexStats& s, uint3
   if (info.def.compound()) {  // every segment's type and key format
     Json segments = Json::array();
     for (const auto& g : info.def.segments) {
-      segments.push_back(Json{{"type", g.type.name()}, {"key_format", std::string(key_format_name(g.format))}});
+      segments.push_back(
+          Json{{"type", g.type.name()}, {"key_format", std::string(key_format_name(g.format))}});
     }
     o["segments"] = std::move(segments);
   }

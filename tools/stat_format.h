@@ -3,11 +3,12 @@
 // pbtree's own lines after it, JSON, and the demo's comparison table.
 #pragma once
 
+#include <pbtree/index_file.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include <pbtree/index_file.h>
 #include "btree/level_stats.h"
 #include "btree/what_if.h"
 
@@ -27,9 +28,9 @@ std::string format_extra_lines(const IndexInfo& info, const IndexStats& stats, u
 /// 12.10 bytes/entry on a 25% sample, 2.00x)\n" (describe_choice() of btree/what_if.h).
 std::string format_choice_line(const IndexInfo& info, const KeyFormatChoice& choice);
 
-/// One JSON object on one line (tools/json_out.h) with keys name, id, type, key_format, unique, descending, page_size,
-/// root_page, depth, leaf_buckets, nodes, avg_node_length, total_dup, max_dup,
-/// avg_key_length, compression_ratio, avg_prefix_length, avg_data_length,
+/// One JSON object on one line (tools/json_out.h) with keys name, id, type, key_format, unique,
+/// descending, page_size, root_page, depth, leaf_buckets, nodes, avg_node_length, total_dup,
+/// max_dup, avg_key_length, compression_ratio, avg_prefix_length, avg_data_length,
 /// clustering_factor, clustering_ratio, fill_distribution (array of 5 counts), index_pages,
 /// bytes_per_entry, avg_leaf_fill; with `choice` (an auto index) also "key_format_auto":
 /// {"layout", "default", "default_bytes_per_entry", "best", "best_bytes_per_entry", "ratio",

@@ -4,6 +4,8 @@
 // error handling.
 #pragma once
 
+#include <pbtree/index_file.h>
+
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <ostream>
@@ -11,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include <pbtree/index_file.h>
 #include "tools/loader.h"
 
 namespace pbtree::tools {

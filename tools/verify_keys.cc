@@ -3,16 +3,14 @@
 #include "tools/verify_keys.h"
 
 #include <fmt/format.h>
-
-#include "util/bytes.h"
+#include <pbtree/keys.h>
 
 #include <cstring>
 
-#include <pbtree/keys.h>
-#include <pbtree/keys.h>
 #include "node/btree_page.h"
 #include "node/node.h"
 #include "page/page_file.h"
+#include "util/bytes.h"
 
 namespace pbtree::tools {
 
@@ -27,8 +25,8 @@ std::vector<std::string> check_slot_type(const IndexInfo& info) {
                                     info.def.name, i + 1, name));
         }
       } catch (const std::exception& e) {
-        out.push_back(fmt::format("index {}: segment {} type {}: {}", info.def.name, i + 1, name,
-                                  e.what()));
+        out.push_back(
+            fmt::format("index {}: segment {} type {}: {}", info.def.name, i + 1, name, e.what()));
       }
     }
     return out;
@@ -36,8 +34,8 @@ std::vector<std::string> check_slot_type(const IndexInfo& info) {
   const std::string name = info.def.type.name();
   try {
     if (!(TypeSpec::parse(name) == info.def.type)) {
-      out.push_back(fmt::format("index {}: slot type {}: not a canonical type", info.def.name,
-                                name));
+      out.push_back(
+          fmt::format("index {}: slot type {}: not a canonical type", info.def.name, name));
     }
   } catch (const std::exception& e) {
     out.push_back(fmt::format("index {}: slot type {}: {}", info.def.name, name, e.what()));
@@ -73,17 +71,18 @@ void check_leaf_keys(const std::string& db, const IndexInfo& info, const uint8_t
           problem = fmt::format("key {} is not a compound key of the index's {} segments",
                                 hex_bytes(key), def.segments.size());
         }
-      } else try {
-        const Value v = key_to_value(def.type, def.format, def.descending, key, storage);
-        build_key(def.type, def.format, v, def.descending, rebuilt);
-        if (rebuilt.bytes().size() != key.size() ||
-            !std::equal(key.begin(), key.end(), rebuilt.bytes().begin())) {
-          problem = fmt::format("key {} is not the key of its value (that is {})", hex_bytes(key),
-                                hex_bytes(rebuilt.bytes()));
+      } else
+        try {
+          const Value v = key_to_value(def.type, def.format, def.descending, key, storage);
+          build_key(def.type, def.format, v, def.descending, rebuilt);
+          if (rebuilt.bytes().size() != key.size() ||
+              !std::equal(key.begin(), key.end(), rebuilt.bytes().begin())) {
+            problem = fmt::format("key {} is not the key of its value (that is {})", hex_bytes(key),
+                                  hex_bytes(rebuilt.bytes()));
+          }
+        } catch (const KeyError& e) {
+          problem = e.what();
         }
-      } catch (const KeyError& e) {
-        problem = e.what();
-      }
       if (!problem.empty()) {
         violations.push_back(fmt::format("{}: index {}: page {}, node at offset {}: {}", db,
                                          def.name, page_number_of(page), pos, problem));

@@ -5,11 +5,11 @@
 // range).
 #pragma once
 
+#include <pbtree/index_file.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <pbtree/index_file.h>
 
 namespace pbtree::tools {
 

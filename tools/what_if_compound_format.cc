@@ -4,10 +4,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "tools/json_out.h"
 #include "tools/stat_format.h"
 #include "tools/what_if_format.h"
-
-#include "tools/json_out.h"
 
 namespace pbtree::tools {
 
@@ -33,9 +32,9 @@ std::string format_list(const CompoundWhatIfVariant& v) {
 }  // namespace
 
 std::string format_compound_what_if_table(const CompoundWhatIfReport& r) {
-  std::string out = fmt::format("What-if for index {} ({}): {}, {} entries, page size {}\n",
-                                r.info.def.name, r.info.id, type_list(r.info.def), r.entries,
-                                r.page_size);
+  std::string out =
+      fmt::format("What-if for index {} ({}): {}, {} entries, page size {}\n", r.info.def.name,
+                  r.info.id, type_list(r.info.def), r.entries, r.page_size);
   const std::vector<std::string> head = {
       "",      "segment formats", "layout",       "leaves",       "pages",
       "depth", "avg key len",     "compr. ratio", "leaf B/entry", "bytes/entry"};

@@ -25,7 +25,8 @@ std::string aligned_table(const std::vector<std::string>& head,
     std::string s;
     for (size_t c = 0; c < row.size(); ++c) {
       if (c > 0) s += "  ";
-      s += c < 3 ? fmt::format("{:<{}}", row[c], width[c]) : fmt::format("{:>{}}", row[c], width[c]);
+      s +=
+          c < 3 ? fmt::format("{:<{}}", row[c], width[c]) : fmt::format("{:>{}}", row[c], width[c]);
     }
     s += tail;
     while (!s.empty() && s.back() == ' ') s.pop_back();
@@ -115,6 +116,8 @@ Json what_if_json(const WhatIfReport& r) {
   return o;
 }
 
-std::string format_what_if_json(const WhatIfReport& r) { return json_dump(what_if_json(r)); }
+std::string format_what_if_json(const WhatIfReport& r) {
+  return json_dump(what_if_json(r));
+}
 
 }  // namespace pbtree::tools

@@ -3,6 +3,12 @@
 // Layout of the file: docs/FORMAT.md.
 #pragma once
 
+#include <pbtree/errors.h>
+#include <pbtree/io.h>
+#include <pbtree/keys.h>
+#include <pbtree/stats.h>
+#include <pbtree/types.h>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -10,13 +16,6 @@
 #include <span>
 #include <string>
 #include <vector>
-
-#include <pbtree/keys.h>
-#include <pbtree/stats.h>
-#include <pbtree/errors.h>
-#include <pbtree/types.h>
-
-#include <pbtree/io.h>
 
 namespace pbtree {
 
@@ -195,8 +194,8 @@ class IndexFile {
   /// Threads bulk_load builds leaf pages on (0, the default: std::thread::hardware_concurrency).
   /// The file's bytes are the same at any count.
   void set_build_threads(uint32_t threads);
-  /// commit()'s former name. Makes every change through tree() durable. The previous checkpoint's batch
-  /// goes into the file if the log still holds it; then the dirty pages, the index root page
+  /// commit()'s former name. Makes every change through tree() durable. The previous checkpoint's
+  /// batch goes into the file if the log still holds it; then the dirty pages, the index root page
   /// (if a root changed), the freed pages (as free-list pages) and the header (checkpoint
   /// counter + 1, page count, free list, this checkpoint's cost) go to the log with a commit
   /// record, and the log is synced: the commit point and the last I/O (page/wal.h). The

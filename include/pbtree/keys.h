@@ -16,7 +16,6 @@
 #include <string_view>
 #include <vector>
 
-
 namespace pbtree {
 
 /// Every error from the keys layer: malformed value text, a value out of the type's range,
@@ -212,7 +211,6 @@ inline int compare_entry(std::span<const uint8_t> a, uint64_t ra, std::span<cons
 /// Throws KeyError on bytes that no value encodes to (corrupt key).
 std::string key_to_text(const TypeSpec& type, KeyFormat format, bool descending,
                         std::span<const uint8_t> key);
-
 
 /// Decodes the single-segment key `key` of `type` in `format` (descending as stored) into
 /// the Value build_key() turns back into exactly these bytes: NULL for the NULL key (empty

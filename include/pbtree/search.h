@@ -23,6 +23,8 @@
 //    the prefix with its trailing spaces cut.
 #pragma once
 
+#include <pbtree/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -30,8 +32,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <pbtree/types.h>
 
 namespace pbtree {
 

@@ -3,6 +3,11 @@
 // for its scans. The living B-tree behind it (btree/btree.h) stays inside the library.
 #pragma once
 
+#include <pbtree/cursor.h>
+#include <pbtree/errors.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
+
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -11,11 +16,6 @@
 #include <tuple>
 #include <utility>
 #include <vector>
-
-#include <pbtree/cursor.h>
-#include <pbtree/errors.h>
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
 
 namespace pbtree {
 
@@ -70,7 +70,7 @@ class TypedIndex {
   /// index's direction (a descending index is walked backward). IndexCursor::key() gives key
   /// bytes; value_text() turns them back into the CLI's text.
   IndexCursor scan(std::optional<Value> from = std::nullopt,
-              std::optional<Value> to = std::nullopt) const;
+                   std::optional<Value> to = std::nullopt) const;
   /// The CLI's text of a key of this index ("NULL" for the NULL key).
   std::string value_text(std::span<const uint8_t> key) const;
   /// Inserts a key built elsewhere, after checking that it decodes under the index's type and

@@ -3,13 +3,13 @@
 // <pbtree/keys.h>.
 #pragma once
 
+#include <pbtree/keys.h>
+
 #include <cstdint>
-#include <span>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
-
-#include <pbtree/keys.h>
 
 namespace pbtree {
 
@@ -83,8 +83,8 @@ bool key_exempt_from_unique(const IndexDefinition& def, std::span<const uint8_t>
 /// segment's single-segment key as build_key() gives it (descending: escaped and inverted;
 /// NULL: empty ascending, FF descending). Returns nullopt if `key` is no compound key of
 /// `def` (marker out of order, padding not zero, a chunk of the wrong size).
-std::optional<std::vector<std::vector<uint8_t>>> split_compound_key(
-    const IndexDefinition& def, std::span<const uint8_t> key);
+std::optional<std::vector<std::vector<uint8_t>>> split_compound_key(const IndexDefinition& def,
+                                                                    std::span<const uint8_t> key);
 
 /// The values of the compound key `key` of `def`, one per segment (Value::null() for a NULL
 /// segment), checked by re-encoding: build_compound_key of the result gives exactly `key`.

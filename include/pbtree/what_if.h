@@ -8,6 +8,9 @@
 // Implemented in btree/what_if.cc and file/what_if_file.cc.
 #pragma once
 
+#include <pbtree/keys.h>
+#include <pbtree/types.h>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -17,9 +20,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <pbtree/keys.h>
-#include <pbtree/types.h>
 
 namespace pbtree {
 

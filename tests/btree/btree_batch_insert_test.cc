@@ -2,6 +2,7 @@
 // build does and holds the same entries; random batches (duplicates, violations rolled back
 // whole) against a std::multimap model on both layouts, ascending and descending.
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,7 +14,6 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
 
 namespace pbtree {
 namespace {
@@ -135,7 +135,8 @@ TEST(BtreeBatchInsert, PagesARunGivesUpGoToTheFreeListAndAreReused) {
 // hit existing keys; about one batch in four carries a violation (a (key, recno) pair
 // already stored, or an equal key in a unique index) and must be rolled back whole.
 void run_model(NodeLayout layout, bool descending, bool unique) {
-  const uint64_t seed = 20261201 + (layout == NodeLayout::Compact ? 10 : 0) + descending * 2 + unique;
+  const uint64_t seed =
+      20261201 + (layout == NodeLayout::Compact ? 10 : 0) + descending * 2 + unique;
   SCOPED_TRACE(::testing::Message() << "seed " << seed << " layout " << static_cast<int>(layout)
                                     << " descending " << descending << " unique " << unique);
   std::mt19937_64 rng(seed);
@@ -193,12 +194,18 @@ void run_model(NodeLayout layout, bool descending, bool unique) {
   EXPECT_GT(failures, 0);
 }
 
-TEST(BtreeBatchInsert, ModelFirebirdAscending) { run_model(NodeLayout::Firebird, false, false); }
+TEST(BtreeBatchInsert, ModelFirebirdAscending) {
+  run_model(NodeLayout::Firebird, false, false);
+}
 TEST(BtreeBatchInsert, ModelFirebirdDescendingUnique) {
   run_model(NodeLayout::Firebird, true, true);
 }
-TEST(BtreeBatchInsert, ModelCompactAscendingUnique) { run_model(NodeLayout::Compact, false, true); }
-TEST(BtreeBatchInsert, ModelCompactDescending) { run_model(NodeLayout::Compact, true, false); }
+TEST(BtreeBatchInsert, ModelCompactAscendingUnique) {
+  run_model(NodeLayout::Compact, false, true);
+}
+TEST(BtreeBatchInsert, ModelCompactDescending) {
+  run_model(NodeLayout::Compact, true, false);
+}
 
 TEST(BtreeBatchInsert, ViolationLeavesTheTreeUnchangedBeforeRollback) {
   TempDir tmp;

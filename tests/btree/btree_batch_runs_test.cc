@@ -5,6 +5,7 @@
 // after each batch, both layouts, ascending and descending; a failing batch rolled back
 // leaves every page byte-identical.
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,10 +19,9 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include "tests/support/btree_tree_fixture.h"
 #include "node/btree_page.h"
 #include "node/page_image.h"
-#include <pbtree/index_file.h>
+#include "tests/support/btree_tree_fixture.h"
 
 namespace pbtree {
 namespace {
@@ -90,9 +90,9 @@ TreePages tree_pages(BTree& tree) {
 // What a batch of n / 1000 random keys into a bulk-built n-key index did.
 struct SmallBatchOutcome {
   size_t leaves_before = 0;
-  size_t touched = 0;            // leaves the batch falls into
-  size_t new_leaves = 0;         // leaves allocated by the batch
-  size_t relinked = 0;           // other leaves that changed, in btr_left_sibling alone
+  size_t touched = 0;              // leaves the batch falls into
+  size_t new_leaves = 0;           // leaves allocated by the batch
+  size_t relinked = 0;             // other leaves that changed, in btr_left_sibling alone
   size_t changed_beyond_link = 0;  // other leaves that changed elsewhere
   size_t leaves_written = 0, nonleaf_written = 0, pages_written = 0, nonleaf_pages = 0;
   uint32_t pages_counted = 0;  // CheckpointStats::pages_written
@@ -175,9 +175,9 @@ SmallBatchOutcome small_batch_outcome() {
   std::printf(
       "batch runs: %lld keys, %zu leaves, %d-key batch: %zu touched, %zu new, %zu relinked; "
       "commit wrote %u pages (%zu leaves, %zu parents, %zu other)\n",
-      static_cast<long long>(n), before.leaves.size(), batch_keys, touched.size(), new_leaves.size(),
-      relinked.size(), f->last_checkpoint().pages_written, leaves_written, nonleaf_written,
-      written.size() - leaves_written - nonleaf_written);
+      static_cast<long long>(n), before.leaves.size(), batch_keys, touched.size(),
+      new_leaves.size(), relinked.size(), f->last_checkpoint().pages_written, leaves_written,
+      nonleaf_written, written.size() - leaves_written - nonleaf_written);
   out.leaves_before = before.leaves.size();
   out.touched = touched.size();
   out.new_leaves = new_leaves.size();
@@ -214,7 +214,8 @@ TEST(BtreeBatchRuns, SmallBatchCommitWritesRewrittenLeavesTheirParentsAndTheHead
 // Random batches of long keys (varchar(500), 68..467 bytes: about 14 entries a page) against a
 // std::multimap model: trees of 3 or 4 levels whose parents are rewritten, split and grow.
 void run_deep_model(NodeLayout layout, bool descending, bool unique) {
-  const uint64_t seed = 20261203 + (layout == NodeLayout::Compact ? 10 : 0) + descending * 2 + unique;
+  const uint64_t seed =
+      20261203 + (layout == NodeLayout::Compact ? 10 : 0) + descending * 2 + unique;
   SCOPED_TRACE(::testing::Message() << "seed " << seed);
   std::mt19937_64 rng(seed);
   TempPath tmp;
@@ -263,11 +264,15 @@ void run_deep_model(NodeLayout layout, bool descending, bool unique) {
   }
 }
 
-TEST(BtreeBatchRuns, DeepModelFirebirdAscending) { run_deep_model(NodeLayout::Firebird, false, false); }
+TEST(BtreeBatchRuns, DeepModelFirebirdAscending) {
+  run_deep_model(NodeLayout::Firebird, false, false);
+}
 TEST(BtreeBatchRuns, DeepModelFirebirdDescendingUnique) {
   run_deep_model(NodeLayout::Firebird, true, true);
 }
-TEST(BtreeBatchRuns, DeepModelCompactAscending) { run_deep_model(NodeLayout::Compact, false, false); }
+TEST(BtreeBatchRuns, DeepModelCompactAscending) {
+  run_deep_model(NodeLayout::Compact, false, false);
+}
 TEST(BtreeBatchRuns, DeepModelCompactDescendingUnique) {
   run_deep_model(NodeLayout::Compact, true, true);
 }
@@ -283,7 +288,8 @@ TEST(BtreeBatchRuns, RollbackAfterAFailingBatchLeavesEveryPageByteIdentical) {
   }
   // A committed merge-append first, so the tree holds rewritten runs.
   EntryBatch good;
-  for (int64_t i = 0; i < 3000; ++i) good.add(key_of(d, std::to_string(i * 6 + 1)), uint64_t(30000 + i), 0);
+  for (int64_t i = 0; i < 3000; ++i)
+    good.add(key_of(d, std::to_string(i * 6 + 1)), uint64_t(30000 + i), 0);
   f->tree("U").insert_batch(good);
   f->flush();
   const uint32_t pages = f->page_count();
@@ -295,7 +301,8 @@ TEST(BtreeBatchRuns, RollbackAfterAFailingBatchLeavesEveryPageByteIdentical) {
   }
   const uint32_t root = f->tree("U").root();
   EntryBatch bad;
-  for (int64_t i = 0; i < 2000; ++i) bad.add(key_of(d, std::to_string(i * 9 + 2)), uint64_t(40000 + i), 0);
+  for (int64_t i = 0; i < 2000; ++i)
+    bad.add(key_of(d, std::to_string(i * 9 + 2)), uint64_t(40000 + i), 0);
   bad.add(key_of(d, "300"), 50000, 7);  // 300 = 100 * 3 is stored: unique violation
   EXPECT_THROW(f->tree("U").insert_batch(bad), DuplicateKeyError);
   f->rollback();
@@ -325,7 +332,8 @@ TEST(BtreeBatchRuns, RunMergedIntoOnePageShrinksTheRoot) {
   // Single removes leave two leaves that would fit one page (Firebird merges only below
   // page_size - 256 bytes).
   const size_t removes = 200;
-  for (size_t i = 0; i < removes; ++i) tree.remove(key_of(d, std::to_string(values[i])), uint64_t(values[i]));
+  for (size_t i = 0; i < removes; ++i)
+    tree.remove(key_of(d, std::to_string(values[i])), uint64_t(values[i]));
   f->flush();
   const TreeCheck before = tree.verify();
   EntryBatch batch;

@@ -3,6 +3,8 @@
 // failed loads leaving the file byte-identical, structural checks against a sorted model, and
 // corrupt files raising CorruptError instead of hanging.
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,14 +16,12 @@
 #include <vector>
 
 #include "btree/bulk_build.h"
-#include <pbtree/index_file.h>
+#include "file/index_root.h"
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include <pbtree/keys.h>
-#include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/page_file.h"
 
@@ -367,7 +367,8 @@ TEST_F(BtreeFailedLoad, DuplicateInUniqueIndex) {
   } catch (const DuplicateKeyError& e) {
     EXPECT_EQ(e.tag_a, 1287u);
     EXPECT_EQ(e.tag_b, 77777u);
-    EXPECT_STREQ(e.what(), "unique index I_NEW: value 172256 appears twice (entries 1287 and 77777)");
+    EXPECT_STREQ(e.what(),
+                 "unique index I_NEW: value 172256 appears twice (entries 1287 and 77777)");
   }
   expect_unchanged();
 }

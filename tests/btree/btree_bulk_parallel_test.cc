@@ -4,6 +4,8 @@
 // nodes) and on the seed and demo data sets (the demo's single-segment indexes); and
 // IndexFile::bulk_load gives the same file at any thread count (the header's file id aside).
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 #include <unistd.h>
@@ -23,8 +25,6 @@
 #include "btree/radix_sort.h"
 #include "node/jump_table.h"
 #include "tools/loader.h"
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
 
 namespace pbtree {
 namespace {
@@ -104,7 +104,8 @@ EntryBatch random_batch(uint64_t seed, size_t n, size_t max_len, size_t distinct
   std::vector<std::vector<uint8_t>> pool(distinct);
   for (auto& k : pool) {
     k.resize(1 + rng() % max_len);
-    for (size_t j = 0; j < k.size(); ++j) k[j] = static_cast<uint8_t>(j < 3 ? 0xC0 + rng() % 3 : rng());
+    for (size_t j = 0; j < k.size(); ++j)
+      k[j] = static_cast<uint8_t>(j < 3 ? 0xC0 + rng() % 3 : rng());
   }
   EntryBatch b;
   for (size_t i = 0; i < n; ++i) {
@@ -140,8 +141,8 @@ TEST(BtreeBulkParallel, RandomKeysFirebirdLayoutSamePagesAsSerial) {
   for (const RandomCase& c : kRandomCases) {
     SCOPED_TRACE(c.name);
     const EntryBatch b = random_batch(77, c.n, c.max_len, c.distinct, c.descending, c.nulls);
-    const auto o = options_for(NodeLayout::Firebird, c.page_size,
-                               static_cast<uint32_t>(c.max_len), c.descending);
+    const auto o = options_for(NodeLayout::Firebird, c.page_size, static_cast<uint32_t>(c.max_len),
+                               c.descending);
     EXPECT_GT(expect_same_pages(o, b), 0u);
   }
 }
@@ -150,8 +151,8 @@ TEST(BtreeBulkParallel, RandomKeysCompactLayoutSamePagesAsSerial) {
   for (const RandomCase& c : kRandomCases) {
     SCOPED_TRACE(c.name);
     const EntryBatch b = random_batch(78, c.n, c.max_len, c.distinct, c.descending, c.nulls);
-    const auto o = options_for(NodeLayout::Compact, c.page_size,
-                               static_cast<uint32_t>(c.max_len), c.descending);
+    const auto o = options_for(NodeLayout::Compact, c.page_size, static_cast<uint32_t>(c.max_len),
+                               c.descending);
     EXPECT_GT(expect_same_pages(o, b), 0u);
   }
 }
@@ -212,7 +213,8 @@ TEST(BtreeBulkParallel, SeedAndDemoDataSamePagesAsSerial) {
   const std::string dir = data_dir();
   ASSERT_FALSE(dir.empty()) << "no data/seed/t_int.csv.zst";
   uint64_t rows = 200000;
-  if (const char* v = std::getenv("PBTREE_BULK_PARALLEL_ROWS")) rows = std::strtoull(v, nullptr, 10);
+  if (const char* v = std::getenv("PBTREE_BULK_PARALLEL_ROWS"))
+    rows = std::strtoull(v, nullptr, 10);
   for (const DataCase& c : kDataCases) {
     for (NodeLayout layout : {NodeLayout::Firebird, NodeLayout::Compact}) {
       SCOPED_TRACE(std::string(c.file) + " column " + std::to_string(c.column) + " " + c.type +
@@ -228,8 +230,7 @@ TEST(BtreeBulkParallel, SeedAndDemoDataSamePagesAsSerial) {
       tools::CsvReader reader(dir + "/" + c.file);
       tools::read_entries(reader, src, b);
       sort_entry_batch(b, false);
-      const uint32_t max_key =
-          static_cast<uint32_t>(max_key_length(src.type, src.format, false));
+      const uint32_t max_key = static_cast<uint32_t>(max_key_length(src.type, src.format, false));
       EXPECT_GT(expect_same_pages(options_for(layout, 8192, max_key, false), b), 1u);
     }
   }

@@ -2,6 +2,8 @@
 // bulk-load sort defines: std::sort by (compare_keys, record number, tag), on every type and
 // allowed key format, with NULLs, duplicates, extreme values, ascending and descending.
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -10,8 +12,6 @@
 #include <vector>
 
 #include "btree/radix_sort.h"
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
 
 namespace pbtree {
 namespace {
@@ -116,9 +116,9 @@ void check_sort(const TypeSpec& type, KeyFormat format, bool descending, uint64_
 }
 
 TEST(BtreeEntrySort, MatchesTodaysOrderOnEveryFormatWithNullsAscendingAndDescending) {
-  const char* types[] = {"smallint",      "integer",       "bigint",     "int128",
-                         "double",        "numeric(4,1)",  "numeric(9,2)", "numeric(18,4)",
-                         "numeric(30,5)", "varchar(3)",    "varchar(40)"};
+  const char* types[] = {"smallint",      "integer",      "bigint",       "int128",
+                         "double",        "numeric(4,1)", "numeric(9,2)", "numeric(18,4)",
+                         "numeric(30,5)", "varchar(3)",   "varchar(40)"};
   const KeyFormat formats[] = {KeyFormat::Double, KeyFormat::Text, KeyFormat::RescaledDouble,
                                KeyFormat::Decimal128, KeyFormat::Bcd};
   uint64_t seed = 20261201;
@@ -141,7 +141,8 @@ TEST(BtreeEntrySort, LongKeysWithLongCommonPrefixesGoThroughTheNextWords) {
     for (uint64_t i = 0; i < 20000; ++i) {
       Bytes k(8 + rng() % 24, 0x41);  // "AAAAAAAA..." then a few varying bytes, pad-like ones too
       for (size_t j = 8; j < k.size(); ++j) {
-        if (rng() % 3 == 0) k[j] = static_cast<uint8_t>(rng() % 3 == 0 ? (desc ? 0xFF : 0x00) : rng());
+        if (rng() % 3 == 0)
+          k[j] = static_cast<uint8_t>(rng() % 3 == 0 ? (desc ? 0xFF : 0x00) : rng());
       }
       batch.add(k, rng() % 50, i);
     }

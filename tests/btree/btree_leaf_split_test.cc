@@ -108,8 +108,8 @@ void fill_random(TreeEnv& env, bool unique, int n, bool general) {
   }
 }
 
-void expect_same_pages_after_random_inserts(uint32_t page_size, uint16_t jump_interval,
-                                            bool unique, bool descending) {
+void expect_same_pages_after_random_inserts(uint32_t page_size, uint16_t jump_interval, bool unique,
+                                            bool descending) {
   constexpr int kKeys = 12000;
   TreeEnv fast(unique, descending, page_size, 4096, jump_interval, NodeLayout::Firebird);
   TreeEnv general(unique, descending, page_size, 4096, jump_interval, NodeLayout::Firebird);

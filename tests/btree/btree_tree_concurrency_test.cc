@@ -130,7 +130,9 @@ void run_two_readers_one_writer(size_t key_len, uint64_t stable, uint64_t writer
   EXPECT_EQ(env.pool.pinned_frames(), 0u);
 }
 
-TEST(BtreeTreeConcurrency, TwoReadersOneWriter) { run_two_readers_one_writer(32, 3000, 20000, 40000); }
+TEST(BtreeTreeConcurrency, TwoReadersOneWriter) {
+  run_two_readers_one_writer(32, 3000, 20000, 40000);
+}
 
 // 200-byte keys: three and four levels, so the readers route through several non-leaf
 // levels while the writer splits and merges them.

@@ -4,6 +4,7 @@
 // size / nodes: dense unique ID <= 3.0 at depth 2, COL with duplicates <= 4.5. Every page the
 // loader writes is decoded again (decode_page) and the leaf entries compared with the input.
 #include <gtest/gtest.h>
+#include <pbtree/keys.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -15,7 +16,6 @@
 #include <vector>
 
 #include "btree/bulk_build.h"
-#include <pbtree/keys.h>
 
 namespace pbtree {
 namespace {

@@ -6,15 +6,15 @@
 // the leaf's END_BUCKET. Each test runs under a watchdog.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
 #include "btree/walk_bound.h"
-#include <pbtree/keys.h>
 #include "node/btree_page.h"
 #include "node/node.h"
 #include "node/page_image.h"
@@ -118,8 +118,8 @@ TEST_F(BtreeLoopingFile, DescendingScanToEndsWithTheLoopError) {
 
 TEST_F(BtreeLoopingFile, DeleteEndsWithTheLoopError) {
   Watchdog w(120);
-  auto r = run({"delete", db_, "--index", "A", std::to_string(kRows - 1),
-                std::to_string(kRows - 1)});
+  auto r =
+      run({"delete", db_, "--index", "A", std::to_string(kRows - 1), std::to_string(kRows - 1)});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err, loop_message());
 }
@@ -169,13 +169,13 @@ TEST_F(BtreeLoopingFile, VerifyReportsTheDamage) {
   auto r = run({"verify", db_});
   EXPECT_EQ(r.code, 1);
   const size_t k = leaves_.size() - 1;
-  EXPECT_EQ(r.out, fmt::format("violation: index A: {}: index \"A\": page {}: right sibling {} but "
-                               "page {} follows it\n"
-                               "violation: index A: page {}: reachable twice (also from index A)\n"
-                               "violation: page {} (b-tree): not reachable from any index and not "
-                               "free\n",
-                               db_, leaves_[k - 1], leaves_[1], leaves_[0], leaves_[0],
-                               leaves_[k]));
+  EXPECT_EQ(r.out,
+            fmt::format("violation: index A: {}: index \"A\": page {}: right sibling {} but "
+                        "page {} follows it\n"
+                        "violation: index A: page {}: reachable twice (also from index A)\n"
+                        "violation: page {} (b-tree): not reachable from any index and not "
+                        "free\n",
+                        db_, leaves_[k - 1], leaves_[1], leaves_[0], leaves_[0], leaves_[k]));
 }
 
 }  // namespace

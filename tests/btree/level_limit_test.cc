@@ -8,6 +8,7 @@
 //   by one into a VARCHAR(1000) CHARACTER SET OCTETS index at 4 KiB pages
 //   (tests/firebird/insert_depth.sh); pbtree's tree is no deeper than fbstat reports.
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -16,9 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/btree_tree_fixture.h"
-#include <pbtree/index_file.h>
 #include "node/page_image.h"
+#include "tests/support/btree_tree_fixture.h"
 
 namespace pbtree {
 namespace {

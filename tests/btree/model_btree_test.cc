@@ -7,6 +7,7 @@
 // brought up to date lazily (a search) and compared with one built from scratch
 // (tests/support/directory_check.h).
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
 
 #include <cctype>
 #include <cstdlib>
@@ -15,7 +16,6 @@
 #include <random>
 #include <set>
 
-#include <pbtree/index_file.h>
 #include "tests/support/btree_tree_fixture.h"
 #include "tests/support/directory_check.h"
 

@@ -5,6 +5,7 @@
 // Keys come from the keys layer (build_key, Firebird 5's default formats: INTEGER -> double,
 // BIGINT -> rescaled double).
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -16,8 +17,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <pbtree/index_file.h>
 
 namespace pbtree {
 namespace {

@@ -3,6 +3,8 @@
 // predictions against real rebuilds of the demo's indexes in every format.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,10 +14,8 @@
 #include <string>
 #include <vector>
 
-#include <pbtree/index_file.h>
 #include "btree/btree.h"
 #include "btree/what_if.h"
-#include <pbtree/keys.h>
 #include "tools/demo.h"
 
 namespace pbtree {
@@ -369,7 +369,8 @@ TEST(BtreeWhatIfTest, PredictionsEqualRebuildsOfDemoIndexes) {
     const WhatIfReport r = what_if(*file, info.def.name);
     compared += compare_with_rebuilds(*file, info, r, dir + "/rebuild.pbt");
   }
-  // 13 single-segment indexes: integer x3 and bigint x4 have 3 formats, the other 6 one; per available layout.
+  // 13 single-segment indexes: integer x3 and bigint x4 have 3 formats, the other 6 one; per
+  // available layout.
   const bool compact =
       layout_available(NodeLayout::Compact) && file_builds(NodeLayout::Compact, dir);
   EXPECT_EQ(compared, (7 * 3 + 6) * (compact ? 2 : 1));

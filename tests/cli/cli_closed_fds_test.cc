@@ -2,6 +2,7 @@
 // the index file must never become fd 0 or 2, so a closed stderr does not get progress lines
 // written into the database and a closed stdin does not make `--input -` read the database.
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,7 +12,6 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
 
 namespace pbtree {
 namespace {
@@ -83,7 +83,8 @@ TEST(CliClosedFds, ClosedStdinReadsAsEmptyInputNotTheDatabase) {
   const std::string load = "load '" + db + "' --index B --type integer --input -";
   const int closed = run_shell(load, "<&- > /dev/null 2> '" + d.file("closed.err") + "'");
   const std::string load_copy = "load '" + copy + "' --index B --type integer --input -";
-  const int devnull = run_shell(load_copy, "< /dev/null > /dev/null 2> '" + d.file("null.err") + "'");
+  const int devnull =
+      run_shell(load_copy, "< /dev/null > /dev/null 2> '" + d.file("null.err") + "'");
   EXPECT_EQ(closed, devnull);
   std::ifstream e1(d.file("closed.err"));
   std::string s1((std::istreambuf_iterator<char>(e1)), std::istreambuf_iterator<char>());

@@ -24,9 +24,10 @@ const char* kCsv =
 std::string load(const ScratchDir& dir, const std::string& extra = "") {
   const std::string db = dir.file("c.pbt");
   const std::string csv = dir.write("c.csv", kCsv);
-  std::vector<std::string> args = {"load", db, "--index", "C", "--type", "varchar(4)",
-                                   "--type", "varchar(2)", "--type", "integer", "--column", "1",
-                                   "--column", "2", "--column", "3", "--input", csv};
+  std::vector<std::string> args = {"load",       db,        "--index",    "C",      "--type",
+                                   "varchar(4)", "--type",  "varchar(2)", "--type", "integer",
+                                   "--column",   "1",       "--column",   "2",      "--column",
+                                   "3",          "--input", csv};
   if (!extra.empty()) args.push_back(extra);
   const CliResult r = run_args(args);
   EXPECT_EQ(r.code, 0) << r.err;
@@ -110,9 +111,9 @@ TEST(CliCompound, TooLongDefinitionRefusedBeforeTheFileIsCreated) {
   ScratchDir dir("compound-long");
   const std::string db = dir.file("long.pbt");
   const std::string csv = dir.write("c.csv", "1,a\n");
-  const CliResult r = run({"load", db, "--index", "L", "--page-size", "4096", "--type", "integer",
-                           "--type", "varchar(805)", "--column", "1", "--column", "2", "--input",
-                           csv});
+  const CliResult r =
+      run({"load", db, "--index", "L", "--page-size", "4096", "--type", "integer", "--type",
+           "varchar(805)", "--column", "1", "--column", "2", "--input", csv});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err,
             "pbtree: key size exceeds implementation restriction for an ascending index on "
@@ -124,8 +125,8 @@ TEST(CliCompound, TooLongDefinitionRefusedBeforeTheFileIsCreated) {
 TEST(CliCompound, TypeAndColumnCountsMustMatch) {
   ScratchDir dir("compound-count");
   const std::string csv = dir.write("c.csv", "1,2\n");
-  const CliResult r = run({"load", dir.file("x.pbt"), "--index", "X", "--type", "integer",
-                           "--type", "integer", "--column", "1", "--input", csv});
+  const CliResult r = run({"load", dir.file("x.pbt"), "--index", "X", "--type", "integer", "--type",
+                           "integer", "--column", "1", "--input", csv});
   EXPECT_EQ(r.code, 2);
   EXPECT_FALSE(std::filesystem::exists(dir.file("x.pbt")));
 }

@@ -62,8 +62,8 @@ TEST_F(CliHostileArgs, ColumnZeroIsAShortUsageError) {
 
 TEST_F(CliHostileArgs, RecnoColumnZeroIsAShortUsageError) {
   const std::string in = dir_.write("b.csv", "1\n");
-  auto r = run({"load", db_, "--index", "B", "--type", "integer", "--recno-column", "0",
-                "--input", in});
+  auto r =
+      run({"load", db_, "--index", "B", "--type", "integer", "--recno-column", "0", "--input", in});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
             "pbtree: --recno-column: columns are numbered from 1 (got '0')");
@@ -73,13 +73,14 @@ TEST_F(CliHostileArgs, NewLoadDuplicateInUniqueIndexShowsTheValue) {
   const std::string in = dir_.write("d.csv", "-17\n4\n-17\n");
   auto r = run({"load", db_, "--index", "U", "--type", "integer", "--unique", "--input", in});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "pbtree: " + in + ":3: unique index U: value -17 appears twice (same as line 1)\n");
+  EXPECT_EQ(r.err,
+            "pbtree: " + in + ":3: unique index U: value -17 appears twice (same as line 1)\n");
 }
 
 TEST_F(CliHostileArgs, NewLoadDuplicateEntryShowsTheValue) {
   const std::string in = dir_.write("p.csv", "abc,9\nabc,9\n");
-  auto r = run({"load", db_, "--index", "P", "--type", "varchar(8)", "--recno-column", "2",
-                "--input", in});
+  auto r = run(
+      {"load", db_, "--index", "P", "--type", "varchar(8)", "--recno-column", "2", "--input", in});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err, "pbtree: " + in + ":2: entry (abc, 9) appears twice (same as line 1)\n");
 }

@@ -2,10 +2,10 @@
 // input error: exit code 1, one "pbtree: <file>:<line>: ..." message, the index file's bytes
 // unchanged, the existing index still readable, no new file left behind.
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
 
 #include <filesystem>
 
-#include <pbtree/index_file.h>
 #include "tests/support/cli_test_util.h"
 
 namespace pbtree::tools {
@@ -108,7 +108,8 @@ TEST_F(CliLoadTest, DuplicateInUniqueIndexNamesBothLines) {
   auto in = dir_.write("dup.csv", "5\n7\n9\n7\n");
   auto r = run({"load", db_, "--index", "I_B", "--type", "integer", "--unique", "--input", in});
   expect_failed_load(r, before, "pbtree: " + in + ":4: ");
-  EXPECT_EQ(r.err, "pbtree: " + in + ":4: unique index I_B: value 7 appears twice (same as line 2)\n");
+  EXPECT_EQ(r.err,
+            "pbtree: " + in + ":4: unique index I_B: value 7 appears twice (same as line 2)\n");
 }
 
 TEST_F(CliLoadTest, MissingInputFile) {
@@ -195,8 +196,8 @@ TEST_F(CliLoadTest, UnsupportedPageSizeIsUsageError) {
 TEST_F(CliLoadTest, UnsupportedPageSizeOnExistingFileIsUsageError) {
   const std::string before = make_base();
   auto in = dir_.write("p.csv", "1\n");
-  auto r = run({"load", db_, "--index", "I_B", "--type", "integer", "--page-size", "1000",
-                "--input", in});
+  auto r = run(
+      {"load", db_, "--index", "I_B", "--type", "integer", "--page-size", "1000", "--input", in});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "pbtree: page size 1000 not supported (4096, 8192, 16384 or 32768)\n");
   EXPECT_EQ(read_bytes(db_), before);
@@ -204,8 +205,8 @@ TEST_F(CliLoadTest, UnsupportedPageSizeOnExistingFileIsUsageError) {
 
 TEST_F(CliLoadTest, UnknownKeyFormatIsUsageError) {
   auto in = dir_.write("p.csv", "1\n");
-  auto r = run({"load", db_, "--index", "I_B", "--type", "bigint", "--key-format", "bogus",
-                "--input", in});
+  auto r = run(
+      {"load", db_, "--index", "I_B", "--type", "bigint", "--key-format", "bogus", "--input", in});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
             "pbtree: unknown key format 'bogus' (expected double, rescaled-double, decimal128, "
@@ -223,17 +224,18 @@ TEST_F(CliLoadTest, BadIndexNameIsUsageError) {
 
 TEST_F(CliLoadTest, Utf8ByteOrderMarkAtStartIsSkipped) {
   // With the mark kept, the first value would be EF BB BF 'a' and differ from the second.
-  auto in = dir_.write("bom.csv", "\xEF\xBB\xBF" "a\na\n");
-  auto r = run({"load", db_, "--index", "I_T", "--type", "varchar(8)", "--unique", "--input",
-                in});
+  auto in = dir_.write("bom.csv",
+                       "\xEF\xBB\xBF"
+                       "a\na\n");
+  auto r = run({"load", db_, "--index", "I_T", "--type", "varchar(8)", "--unique", "--input", in});
   EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, "pbtree: " + in + ":2: unique index I_T: value a appears twice (same as line 1)\n");
+  EXPECT_EQ(r.err,
+            "pbtree: " + in + ":2: unique index I_T: value a appears twice (same as line 1)\n");
 }
 
 TEST_F(CliLoadTest, NewlineOfAValueInAnErrorIsEscaped) {
   auto in = dir_.write("nl.csv", "\"a\nb\",1\n\"a\nb\",2\n");
-  auto r = run({"load", db_, "--index", "I_T", "--type", "varchar(8)", "--unique", "--input",
-                in});
+  auto r = run({"load", db_, "--index", "I_T", "--type", "varchar(8)", "--unique", "--input", in});
   EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.err,
             "pbtree: " + in + ":3: unique index I_T: value a\\nb appears twice (same as line 1)\n");

@@ -88,8 +88,9 @@ TEST(CliNumericOptions, WaitThatIsNoNumberSaysItsRange) {
 TEST(CliNumericOptions, NegativeDemoRowsIsRefusedNotWrapped) {
   const CliResult r = run({"demo", "--rows", "-5", "--output", "/nonexistent/d.pbt"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(first_line(r.err), "pbtree: --rows: a count of rows from 0 (all) to "
-                               "18446744073709551615, not '-5'");
+  EXPECT_EQ(first_line(r.err),
+            "pbtree: --rows: a count of rows from 0 (all) to "
+            "18446744073709551615, not '-5'");
 }
 
 TEST(CliNumericOptions, ScanLimitPast64BitsIsRefused) {
@@ -100,8 +101,8 @@ TEST(CliNumericOptions, ScanLimitPast64BitsIsRefused) {
 }
 
 TEST(CliNumericOptions, NegativePageSizeSaysThePageSizes) {
-  const CliResult r = run({"load", "x.pbt", "--index", "I", "--type", "integer", "--input",
-                           "x.csv", "--page-size", "-1"});
+  const CliResult r = run({"load", "x.pbt", "--index", "I", "--type", "integer", "--input", "x.csv",
+                           "--page-size", "-1"});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(first_line(r.err),
             "pbtree: --page-size: a page size: 4096, 8192, 16384 or 32768, not '-1'");

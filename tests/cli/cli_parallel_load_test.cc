@@ -47,16 +47,15 @@ class ScopedEnv {
 
 class CliParallelLoad : public ::testing::Test {
  protected:
-  CliParallelLoad()
-      : dir_(::testing::UnitTest::GetInstance()->current_test_info()->name()) {}
+  CliParallelLoad() : dir_(::testing::UnitTest::GetInstance()->current_test_info()->name()) {}
 
   // `load DB --index I --type bigint --key-format decimal128 --page-size 4096 --input IN`
   // plus `extra`.
   testing::CliResult load(const std::string& db, const std::string& in,
                           const std::vector<std::string>& extra) {
-    std::vector<std::string> args{"load", db, "--index", "I", "--type", "bigint",
-                                  "--key-format", "decimal128", "--page-size", "4096",
-                                  "--input", in};
+    std::vector<std::string> args{"load",        db,       "--index",      "I",
+                                  "--type",      "bigint", "--key-format", "decimal128",
+                                  "--page-size", "4096",   "--input",      in};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_args(args);
   }
@@ -131,7 +130,8 @@ TEST_F(CliParallelLoad, StandardInputInTinyChunksBuildsTheSamePages) {
   const std::string cmd = "PBTREE_LOAD_CHUNK_BYTES=77 " + std::string(PBTREE_BIN_DIR) +
                           "/pbtree load " + dir_.file("b.pbt") +
                           " --index I --type bigint --key-format decimal128 --page-size 4096 "
-                          "--threads 8 --input - < " + in + " 2> " + dir_.file("err");
+                          "--threads 8 --input - < " +
+                          in + " 2> " + dir_.file("err");
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_bytes(dir_.file("err"));
   EXPECT_EQ(read_bytes(dir_.file("err")), "");

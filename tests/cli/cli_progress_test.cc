@@ -38,10 +38,10 @@ class StderrOffTerminal {
 std::string small_file(const ScratchDir& dir) {
   const std::string csv = dir.write("v.csv", testing::numbers(1, 1000));
   const std::string db = dir.file("x.pbt");
-  EXPECT_EQ(run({"load", db, "--index", "I", "--type", "integer", "--input", csv, "--page-size",
-                 "4096"})
-                .code,
-            0);
+  EXPECT_EQ(
+      run({"load", db, "--index", "I", "--type", "integer", "--input", csv, "--page-size", "4096"})
+          .code,
+      0);
   return db;
 }
 
@@ -77,8 +77,7 @@ TEST(CliProgress, WhatIfPrintsEntriesRead) {
   ASSERT_GE(r.err.size(), first.size() + last.size()) << r.err;
   EXPECT_EQ(r.err.substr(0, first.size()), first);
   EXPECT_EQ(r.err.substr(r.err.size() - last.size()), last);
-  const std::string middle =
-      r.err.substr(first.size(), r.err.size() - first.size() - last.size());
+  const std::string middle = r.err.substr(first.size(), r.err.size() - first.size() - last.size());
   size_t pos = 0;
   while (pos < middle.size()) {
     const size_t end = middle.find('\r', pos);
@@ -112,14 +111,14 @@ TEST(CliProgress, VerifyIndexEndsAtAHundredPercent) {
   ScratchDir dir("progress-verify-index");
   const std::string csv = dir.write("v.csv", testing::numbers(1, 20000));
   const std::string db = dir.file("x.pbt");
-  ASSERT_EQ(run({"load", db, "--index", "I", "--type", "integer", "--input", csv, "--page-size",
-                 "4096"})
-                .code,
-            0);
-  ASSERT_EQ(run({"load", db, "--index", "J", "--type", "integer", "--input", csv, "--page-size",
-                 "4096"})
-                .code,
-            0);
+  ASSERT_EQ(
+      run({"load", db, "--index", "I", "--type", "integer", "--input", csv, "--page-size", "4096"})
+          .code,
+      0);
+  ASSERT_EQ(
+      run({"load", db, "--index", "J", "--type", "integer", "--input", csv, "--page-size", "4096"})
+          .code,
+      0);
   StderrOffTerminal guard;
   testing::CliResult r = run({"verify", "--progress", "--index", "J", db});
   ASSERT_EQ(r.code, 0) << r.err;

@@ -23,8 +23,8 @@ class CliReport : public ::testing::Test {
   void SetUp() override {
     std::string csv = dir_.write("v.csv", testing::numbers(1, 20000));
     db_ = dir_.file("a.pbt");
-    ASSERT_EQ(run({"load", db_, "--index", "I_B", "--type", "bigint", "--input", csv,
-                   "--page-size", "4096"})
+    ASSERT_EQ(run({"load", db_, "--index", "I_B", "--type", "bigint", "--input", csv, "--page-size",
+                   "4096"})
                   .code,
               0);
     html_path_ = dir_.file("r.html");

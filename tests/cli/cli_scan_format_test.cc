@@ -64,13 +64,16 @@ TEST(CliScanFormatNumbers, JsonNumericValuesAreStrings) {
 TEST(CliScanFormatNumbers, JsonReplacesBytesThatAreNotUtf8) {
   ScratchDir dir("scan-format-utf8");
   // "a", byte FF, "b"; and "é" in UTF-8 (C3 A9), kept as is.
-  std::string csv = dir.write("t.csv", "a\xff" "b\n\xc3\xa9\n");
+  std::string csv = dir.write("t.csv",
+                              "a\xff"
+                              "b\n\xc3\xa9\n");
   std::string db = dir.file("u.pbt");
   ASSERT_EQ(run({"load", db, "--index", "T", "--type", "varchar(8)", "--input", csv}).code, 0);
   testing::CliResult r = run({"scan", db, "--index", "T", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out,
-            "[\n  {\"value\":\"a\xef\xbf\xbd" "b\",\"record_number\":0},\n"
+            "[\n  {\"value\":\"a\xef\xbf\xbd"
+            "b\",\"record_number\":0},\n"
             "  {\"value\":\"\xc3\xa9\",\"record_number\":1}\n]\n");
 }
 

@@ -6,6 +6,7 @@
 // too; --key-format auto reads the input once and decides as before; the progress line.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -16,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include <pbtree/index_file.h>
 #include "tests/support/cli_test_util.h"
 #include "tests/support/watchdog.h"
 #include "tools/cli_errors.h"
@@ -95,9 +95,9 @@ class CliSpill : public ::testing::Test {
   // plus `extra`.
   testing::CliResult load(const std::string& db, const std::string& in,
                           const std::vector<std::string>& extra) {
-    std::vector<std::string> args{"load", db, "--index", "I", "--type", "bigint",
-                                  "--key-format", "decimal128", "--page-size", "4096",
-                                  "--input", in};
+    std::vector<std::string> args{"load",        db,       "--index",      "I",
+                                  "--type",      "bigint", "--key-format", "decimal128",
+                                  "--page-size", "4096",   "--input",      in};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_args(args);
   }
@@ -130,8 +130,8 @@ TEST(CliLoadMemorySize, MalformedOrTooSmallIsAnArgumentError) {
 }
 
 TEST(CliLoadMemorySize, DefaultIs256MiBOrAQuarterOfTheRam) {
-  const size_t ram = static_cast<size_t>(::sysconf(_SC_PHYS_PAGES)) *
-                     static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t ram =
+      static_cast<size_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   EXPECT_EQ(default_load_memory(), std::min(size_t{256} << 20, ram / 4));
 }
 
@@ -194,9 +194,9 @@ TEST_F(CliSpill, CompoundSpilledLoadBuildsTheSamePages) {
   }
   const std::string in = dir_.write("in.csv", text);
   auto args = [&](const std::string& db) {
-    return std::vector<std::string>{"load", db, "--index", "C", "--type", "integer", "--type",
-                                    "varchar(12)", "--column", "1", "--column", "2",
-                                    "--page-size", "4096", "--input", in};
+    return std::vector<std::string>{
+        "load",     db,  "--index",  "C", "--type",      "integer", "--type",  "varchar(12)",
+        "--column", "1", "--column", "2", "--page-size", "4096",    "--input", in};
   };
   auto a = run_args(args(dir_.file("a.pbt")));
   ASSERT_EQ(a.code, 0) << a.err;
@@ -210,11 +210,10 @@ TEST_F(CliSpill, CompoundSpilledLoadBuildsTheSamePages) {
 
 TEST_F(CliSpill, AppendRefusesMemory) {
   const std::string in = dir_.write("in.csv", "1\n");
-  auto r = run({"load", dir_.file("a.pbt"), "--index", "I", "--append", "--input", in,
-                "--memory", "1G"});
+  auto r = run(
+      {"load", dir_.file("a.pbt"), "--index", "I", "--append", "--input", in, "--memory", "1G"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err.rfind("pbtree: --memory applies to building a new index, not --append", 0),
-            0u)
+  EXPECT_EQ(r.err.rfind("pbtree: --memory applies to building a new index, not --append", 0), 0u)
       << r.err;
 }
 
@@ -239,8 +238,8 @@ TEST_F(CliSpill, DuplicateAcrossRunsNamesBothLinesAndKeepsTheFile) {
   for (const std::string& l : lines) text += l + "\n";
   const std::string in = dir_.write("in.csv", text);
   const std::string db = dir_.file("a.pbt");
-  ASSERT_EQ(run({"load", db, "--index", "K", "--type", "integer", "--page-size", "4096",
-                 "--input", dir_.write("k.csv", "1\n2\n")})
+  ASSERT_EQ(run({"load", db, "--index", "K", "--type", "integer", "--page-size", "4096", "--input",
+                 dir_.write("k.csv", "1\n2\n")})
                 .code,
             0);
   const std::string before = read_bytes(db);
@@ -256,14 +255,16 @@ TEST_F(CliSpill, DuplicateAcrossRunsNamesBothLinesAndKeepsTheFile) {
 
 TEST_F(CliSpill, SameEntryTwiceAcrossRunsNamesBothLines) {
   std::string text;
-  for (int i = 0; i < 20000; ++i) text += std::to_string(i * 7 % 20000) + "," + std::to_string(i) + "\n";
+  for (int i = 0; i < 20000; ++i)
+    text += std::to_string(i * 7 % 20000) + "," + std::to_string(i) + "\n";
   text += "21,3\n";  // 21 is on line 4 (i = 3) with record number 3
   const std::string in = dir_.write("in.csv", text);
   auto unbounded = load(dir_.file("a.pbt"), in, {"--recno-column", "2"});
-  auto spilled = load(dir_.file("b.pbt"), in,
-                      {"--recno-column", "2", "--memory", "64K", "--temp-dir", tmp_});
+  auto spilled =
+      load(dir_.file("b.pbt"), in, {"--recno-column", "2", "--memory", "64K", "--temp-dir", tmp_});
   EXPECT_EQ(spilled.code, 1);
-  EXPECT_EQ(spilled.err, "pbtree: " + in + ":20001: entry (21, 3) appears twice (same as line 4)\n");
+  EXPECT_EQ(spilled.err,
+            "pbtree: " + in + ":20001: entry (21, 3) appears twice (same as line 4)\n");
   EXPECT_EQ(spilled.err, unbounded.err);
   EXPECT_FALSE(std::filesystem::exists(dir_.file("b.pbt")));
   EXPECT_EQ(files_in(tmp_), std::vector<std::string>{});
@@ -276,8 +277,8 @@ TEST_F(CliSpill, BadRowAfterRunsSpilledKeepsTheFileAndTheTempDirEmpty) {
   text += random_bigints(100, 17);
   const std::string in = dir_.write("in.csv", text);
   const std::string db = dir_.file("a.pbt");
-  ASSERT_EQ(run({"load", db, "--index", "K", "--type", "integer", "--page-size", "4096",
-                 "--input", dir_.write("k.csv", "1\n2\n")})
+  ASSERT_EQ(run({"load", db, "--index", "K", "--type", "integer", "--page-size", "4096", "--input",
+                 dir_.write("k.csv", "1\n2\n")})
                 .code,
             0);
   const std::string before = read_bytes(db);
@@ -310,9 +311,9 @@ TEST_F(CliSpill, InputThatFitsNeedsNoTempDir) {
 TEST_F(CliSpill, AutoOnSpilledRunsChoosesAsInMemoryAndBuildsTheSamePages) {
   const std::string in = dir_.write("in.csv", testing::numbers(1, 20000));
   auto args = [&](const std::string& db) {
-    return std::vector<std::string>{"load", db, "--index", "I", "--type", "bigint",
-                                    "--key-format", "auto", "--page-size", "4096",
-                                    "--input", in, "--progress"};
+    return std::vector<std::string>{
+        "load",        db,     "--index", "I", "--type",    "bigint", "--key-format", "auto",
+        "--page-size", "4096", "--input", in,  "--progress"};
   };
   auto a = run_args(args(dir_.file("a.pbt")));
   ASSERT_EQ(a.code, 0) << a.err;
@@ -369,8 +370,8 @@ TEST_F(CliSpill, StandardInputSpillsAndBuildsTheSamePages) {
   ASSERT_EQ(a.code, 0) << a.err;
   const std::string cmd = std::string(PBTREE_BIN_DIR) + "/pbtree load " + dir_.file("b.pbt") +
                           " --index I --type bigint --key-format decimal128 --page-size 4096 "
-                          "--input - --memory 64K --temp-dir " + tmp_ + " < " + in +
-                          " 2> " + dir_.file("err");
+                          "--input - --memory 64K --temp-dir " +
+                          tmp_ + " < " + in + " 2> " + dir_.file("err");
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_bytes(dir_.file("err"));
   EXPECT_EQ(read_bytes(dir_.file("err")), "");
@@ -386,8 +387,8 @@ TEST_F(CliSpill, AutoReadsStandardInputOnce) {
   ASSERT_EQ(a.code, 0) << a.err;
   const std::string cmd = std::string(PBTREE_BIN_DIR) + "/pbtree load " + dir_.file("b.pbt") +
                           " --index I --type bigint --key-format auto --page-size 4096 "
-                          "--input - --memory 64K --temp-dir " + tmp_ + " < " + in +
-                          " 2> " + dir_.file("err");
+                          "--input - --memory 64K --temp-dir " +
+                          tmp_ + " < " + in + " 2> " + dir_.file("err");
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_bytes(dir_.file("err"));
   expect_same_pages(dir_.file("a.pbt"), dir_.file("b.pbt"));
@@ -399,17 +400,17 @@ TEST_F(CliSpill, KilledMidMergeLeavesNoTempFileAndTheFileUnchanged) {
   ::pbtree::testing::Watchdog w(300);
   const std::string in = dir_.write("in.csv", random_bigints(400000, 22));
   const std::string db = dir_.file("a.pbt");
-  ASSERT_EQ(run({"load", db, "--index", "K", "--type", "integer", "--page-size", "4096",
-                 "--input", dir_.write("k.csv", "1\n2\n")})
+  ASSERT_EQ(run({"load", db, "--index", "K", "--type", "integer", "--page-size", "4096", "--input",
+                 dir_.write("k.csv", "1\n2\n")})
                 .code,
             0);
   const std::string before = read_bytes(db);
   int fds[2];
   ASSERT_EQ(::pipe(fds), 0);
   const std::string exe = std::string(PBTREE_BIN_DIR) + "/pbtree";
-  std::vector<std::string> storage{exe,    "load",     db,           "--index",  "I",
-                                   "--type", "bigint", "--input",    in,         "--memory",
-                                   "64K",  "--temp-dir", tmp_,       "--progress"};
+  std::vector<std::string> storage{exe,      "load",       db,        "--index",   "I",
+                                   "--type", "bigint",     "--input", in,          "--memory",
+                                   "64K",    "--temp-dir", tmp_,      "--progress"};
   std::vector<char*> argv;
   for (std::string& s : storage) argv.push_back(s.data());
   argv.push_back(nullptr);

@@ -49,10 +49,10 @@ TEST(CliCompare, SameNamedIndexesWithRatios) {
   ScratchDir dir("compare");
   std::string csv = dir.write("v.csv", testing::numbers(1, 20000));
   std::string a = dir.file("a.pbt"), b = dir.file("b.pbt");
-  ASSERT_EQ(run({"load", a, "--index", "I", "--type", "bigint", "--input", csv, "--page-size",
-                 "4096"})
-                .code,
-            0);
+  ASSERT_EQ(
+      run({"load", a, "--index", "I", "--type", "bigint", "--input", csv, "--page-size", "4096"})
+          .code,
+      0);
   ASSERT_EQ(run({"load", b, "--index", "I", "--type", "bigint", "--key-format", "decimal128",
                  "--layout", "compact", "--input", csv, "--page-size", "4096"})
                 .code,
@@ -60,12 +60,13 @@ TEST(CliCompare, SameNamedIndexesWithRatios) {
   testing::CliResult r = run({"stat", a, "--compare", b});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.substr(0, r.out.find("  nodes")),
-            "Compare I (" + a + ") with I (" + b + ")\n"
-            "  figure                        A            B     B/A\n"
-            "  ----------------------------------------------------\n"
-            "  depth                         2            2    1.00\n"
-            "  leaf buckets                 58           20    0.34\n"
-            "  index pages                  59           21    0.36\n");
+            "Compare I (" + a + ") with I (" + b +
+                ")\n"
+                "  figure                        A            B     B/A\n"
+                "  ----------------------------------------------------\n"
+                "  depth                         2            2    1.00\n"
+                "  leaf buckets                 58           20    0.34\n"
+                "  index pages                  59           21    0.36\n");
 }
 
 TEST(CliCompare, MissingIndexIsAnError) {

@@ -2,6 +2,7 @@
 // plain and zstd-compressed CSV from standard input, builds the same index as from a file,
 // and names standard input "<stdin>" in errors.
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -12,7 +13,6 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
 
 namespace pbtree {
 namespace {
@@ -70,9 +70,9 @@ TEST(CliStdin, PlainStandardInputBuildsTheSameIndexAsTheFile) {
                            d.file("in.csv"), d.file("err")),
             0)
       << read_all(d.file("err"));
-  ASSERT_EQ(run_with_stdin("load " + d.file("b.pbt") + " --index I --type bigint --input " +
-                               d.file("in.csv"),
-                           "/dev/null", d.file("err")),
+  ASSERT_EQ(run_with_stdin(
+                "load " + d.file("b.pbt") + " --index I --type bigint --input " + d.file("in.csv"),
+                "/dev/null", d.file("err")),
             0);
   const auto a = entries(d.file("a.pbt"));
   EXPECT_EQ(a.size(), 5000u);
@@ -90,9 +90,9 @@ TEST(CliStdin, ZstdStandardInputIsRecognizedByItsMagic) {
                            d.file("in.csv.zst"), d.file("err")),
             0)
       << read_all(d.file("err"));
-  ASSERT_EQ(run_with_stdin("load " + d.file("b.pbt") + " --index I --type bigint --input " +
-                               d.file("in.csv"),
-                           "/dev/null", d.file("err")),
+  ASSERT_EQ(run_with_stdin(
+                "load " + d.file("b.pbt") + " --index I --type bigint --input " + d.file("in.csv"),
+                "/dev/null", d.file("err")),
             0);
   EXPECT_EQ(entries(d.file("a.pbt")), entries(d.file("b.pbt")));
 }
@@ -111,9 +111,9 @@ TEST(CliStdin, AppendReadsStandardInput) {
   StdinDir d;
   write_file(d.file("a.csv"), "10\n20\n");
   write_file(d.file("b.csv"), "15\n5\n");
-  ASSERT_EQ(run_with_stdin("load " + d.file("a.pbt") + " --index I --type bigint --input " +
-                               d.file("a.csv"),
-                           "/dev/null", d.file("err")),
+  ASSERT_EQ(run_with_stdin(
+                "load " + d.file("a.pbt") + " --index I --type bigint --input " + d.file("a.csv"),
+                "/dev/null", d.file("err")),
             0);
   ASSERT_EQ(run_with_stdin("load " + d.file("a.pbt") + " --index I --append --input -",
                            d.file("b.csv"), d.file("err")),

@@ -3,11 +3,11 @@
 // (exit 1, exact message, file bytes unchanged).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <pbtree/keys.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include <pbtree/keys.h>
 #include "page/page_file.h"
 #include "page/wal.h"
 #include "tests/support/cli_tree_test_util.h"

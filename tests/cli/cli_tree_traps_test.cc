@@ -4,17 +4,17 @@
 // searches on compound keys whose search key ends exactly on a 4-byte chunk boundary.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
+#include <pbtree/search.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <random>
 
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
 #include "tests/support/btree_tree_fixture.h"
 #include "tests/support/cli_tree_test_util.h"
 #include "tools/index_session.h"
-#include <pbtree/search.h>
 
 namespace pbtree::tools {
 namespace {

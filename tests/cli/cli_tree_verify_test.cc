@@ -6,12 +6,12 @@
 #include <cstring>
 #include <vector>
 
+#include "file/index_root.h"
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/page_file.h"
 #include "tests/support/cli_tree_test_util.h"

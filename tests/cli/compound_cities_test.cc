@@ -2,9 +2,8 @@
 // `pbtree load` as (country, population) and (country, admin code, name); a full scan
 // equals the model sorted by (key, record number), and leading-segment searches equal the
 // model's rows in value order with exactly one entry examined beyond the answer.
-#include <pbtree/typed_index.h>
-
 #include <gtest/gtest.h>
+#include <pbtree/typed_index.h>
 
 #include <algorithm>
 #include <map>
@@ -57,9 +56,8 @@ void check_index(const std::string& db, const std::string& name, std::vector<Row
   std::vector<std::vector<Value>> values(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     for (size_t s = 0; s < rows[i].fields.size(); ++s) {
-      values[i].push_back(rows[i].fields[s]
-                              ? parse_value(def.segments[s].type, *rows[i].fields[s])
-                              : Value::null());
+      values[i].push_back(rows[i].fields[s] ? parse_value(def.segments[s].type, *rows[i].fields[s])
+                                            : Value::null());
     }
     rows[i].key = ix.key_of(values[i]);
   }

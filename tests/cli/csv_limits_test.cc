@@ -65,15 +65,18 @@ TEST(CliCsvLimits, NonPrintableBytesAreShownEscaped) {
   r.limit_field(0, 4, "why");
   std::string shown;
   for (int i = 0; i < 20; ++i) shown += i == 1 ? "\\x7F" : "\\x00";
-  EXPECT_EQ(error_of(r), "t.csv:1: column 1: field longer than 4 bytes (why): starts '" + shown + "'");
+  EXPECT_EQ(error_of(r),
+            "t.csv:1: column 1: field longer than 4 bytes (why): starts '" + shown + "'");
 }
 
 TEST(CliCsvLimits, RecordOverTheRecordLimitIsRefused) {
   const size_t limit = size_t{2} << 20;
   CsvReader r = CsvReader::from_string(std::string(3 << 20, 'y'), "t.csv");
   r.limit_record(limit);
-  EXPECT_EQ(error_of(r), "t.csv:1: record longer than 2097152 bytes (the longest record this "
-                         "reader takes): starts '" + std::string(80, 'y') + "'");
+  EXPECT_EQ(error_of(r),
+            "t.csv:1: record longer than 2097152 bytes (the longest record this "
+            "reader takes): starts '" +
+                std::string(80, 'y') + "'");
 }
 
 class CliInputLimits : public ::testing::Test {

@@ -2,6 +2,8 @@
 // line tag, order) and the same errors ("<file>:<line>: <what>", first in input order) as the
 // serial read_entries, at tiny chunk sizes that put chunk edges inside quoted fields with
 // newlines and doubled quotes, on random CSVs, .zst input and max_rows; and last_record_end.
+#include "tools/csv_parallel.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "tools/csv_parallel.h"
 #include "tools/loader.h"
 
 namespace pbtree::tools {
@@ -106,7 +107,7 @@ TEST(CliCsvParallel, LastRecordEndOutsideQuotes) {
   // Records: a,"x<nl>y"<nl> (ends at 8), b,"""<nl>"<nl> (ends at 16), c.
   EXPECT_EQ(last_record_end(s.data(), s.size()), 16u);
   EXPECT_EQ(last_record_end(s.data(), 8), 8u);
-  EXPECT_EQ(last_record_end(s.data(), 7), 0u);  // inside "x<nl>y"
+  EXPECT_EQ(last_record_end(s.data(), 7), 0u);   // inside "x<nl>y"
   EXPECT_EQ(last_record_end(s.data(), 14), 8u);  // inside """<nl>"
 }
 
@@ -117,7 +118,8 @@ TEST(CliCsvParallel, LastRecordEndStrayQuoteDoesNotOpen) {
 
 TEST(CliCsvParallel, ChunkEdgesInsideQuotedFieldsWithNewlines) {
   const std::string text =
-      "1,\"two\nlines\"\n2,\"say \"\"hi\"\"\nand\r\nbye\"\r\n3,plain\n4,\"\"\"\n\"\"\"\n,\n5,\"x,y\"";
+      "1,\"two\nlines\"\n2,\"say "
+      "\"\"hi\"\"\nand\r\nbye\"\r\n3,plain\n4,\"\"\"\n\"\"\"\n,\n5,\"x,y\"";
   expect_same(text, varchar_source(2));
   EXPECT_EQ(serial(text, varchar_source(2)).rows, 6u);
 }
@@ -154,7 +156,7 @@ TEST(CliCsvParallel, FirstErrorInInputOrderWins) {
 
 TEST(CliCsvParallel, SyntaxErrorsSameFileAndLine) {
   for (const std::string& text : {std::string("1\n2\n\"open\n3\n"), std::string("1\n\"a\"b\n"),
-                                 std::string("1\n2\nx\"y\n"), std::string("1\n\"a\"\"\n")}) {
+                                  std::string("1\n2\nx\"y\n"), std::string("1\n\"a\"\"\n")}) {
     SCOPED_TRACE(text);
     expect_same(text, integer_source(1));
     EXPECT_NE(serial(text, integer_source(1)).error, "");

@@ -4,21 +4,21 @@
 // they cannot decode. Pages are crafted here through the page codecs (valid checksums).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
-#include "util/bytes.h"
+#include "file/index_root.h"
 #include "node/btree_page.h"
 #include "node/node.h"
 #include "node/page_image.h"
-#include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/page_file.h"
 #include "tests/support/cli_test_util.h"
+#include "util/bytes.h"
 
 namespace pbtree::tools::testing {
 namespace {
@@ -44,8 +44,8 @@ class CliVerifyKeys : public ::testing::Test {
 
   void load(const std::string& index, const std::string& type, const std::string& csv) {
     const std::string in = dir_.write(index + ".csv", csv);
-    auto r = run({"load", db_, "--index", index, "--type", type, "--page-size", "4096",
-                  "--input", in});
+    auto r =
+        run({"load", db_, "--index", index, "--type", type, "--page-size", "4096", "--input", in});
     ASSERT_EQ(r.code, 0) << r.err;
   }
   IndexInfo info(const std::string& index) { return *IndexFile::open(db_)->find_index(index); }

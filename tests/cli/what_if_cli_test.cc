@@ -77,30 +77,28 @@ TEST(CliWhatIfCliTest, JsonShape) {
             0);
   auto r = run({"stat", db, "--what-if", "--json"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(
-      r.out.rfind("[\n  {\"name\":\"I_X\",\"id\":0,\"type\":\"integer\",\"key_format\":"
-                  "\"double\",\"layout\":\"firebird\",\"page_size\":8192,\"entries\":"
-                  "50,\"predictions\":[{",
-                  0),
-      0u)
+  EXPECT_EQ(r.out.rfind("[\n  {\"name\":\"I_X\",\"id\":0,\"type\":\"integer\",\"key_format\":"
+                        "\"double\",\"layout\":\"firebird\",\"page_size\":8192,\"entries\":"
+                        "50,\"predictions\":[{",
+                        0),
+            0u)
+      << r.out;
+  EXPECT_NE(r.out.find("{\"key_format\":\"double\",\"layout\":\"firebird\",\"current\":true,"
+                       "\"available\":true,\"nodes\":50,\"depth\":1,\"leaf_pages\":1,"
+                       "\"index_pages\":1,\"total_dup\":0,\"avg_key_length\":3.0,"
+                       "\"compression_ratio\":0.72,\"avg_prefix_length\":1.14,\"avg_data_length\":"
+                       "1.02,\"bytes_per_entry\":163.84,\"leaf_bytes_per_entry\":163.84,"
+                       "\"used_bytes_per_entry\":4.84}"),
+            std::string::npos)
       << r.out;
   EXPECT_NE(
-      r.out.find("{\"key_format\":\"double\",\"layout\":\"firebird\",\"current\":true,"
+      r.out.find("{\"key_format\":\"bcd\",\"layout\":\"firebird\",\"current\":false,"
                  "\"available\":true,\"nodes\":50,\"depth\":1,\"leaf_pages\":1,"
-                 "\"index_pages\":1,\"total_dup\":0,\"avg_key_length\":3.0,"
-                 "\"compression_ratio\":0.72,\"avg_prefix_length\":1.14,\"avg_data_length\":"
-                 "1.02,\"bytes_per_entry\":163.84,\"leaf_bytes_per_entry\":163.84,"
-                 "\"used_bytes_per_entry\":4.84}"),
+                 "\"index_pages\":1,\"total_dup\":0,\"avg_key_length\":3.88,"
+                 "\"compression_ratio\":0.8762886597938144,\"avg_prefix_length\":1.94,"
+                 "\"avg_data_length\":1.46,\"bytes_per_entry\":163.84,\"leaf_bytes_per_entry\":"
+                 "163.84,\"used_bytes_per_entry\":5.7}"),
       std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find(
-                "{\"key_format\":\"bcd\",\"layout\":\"firebird\",\"current\":false,"
-                "\"available\":true,\"nodes\":50,\"depth\":1,\"leaf_pages\":1,"
-                "\"index_pages\":1,\"total_dup\":0,\"avg_key_length\":3.88,"
-                "\"compression_ratio\":0.8762886597938144,\"avg_prefix_length\":1.94,"
-                "\"avg_data_length\":1.46,\"bytes_per_entry\":163.84,\"leaf_bytes_per_entry\":"
-                "163.84,\"used_bytes_per_entry\":5.7}"),
-            std::string::npos)
       << r.out;
   EXPECT_EQ(count(r.out, "{\"key_format\":"), 6u);
   EXPECT_EQ(count(r.out, "\"layout\":\"compact\""), 3u);

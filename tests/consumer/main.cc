@@ -1,13 +1,12 @@
 // The first program of docs/LIBRARY.md, built against the installed pbtree package
 // (find_package(pbtree)) and run by the install_consumer test: create a file and an index,
 // insert, find, scan, commit, close, reopen. Exit code 0 on success.
+#include <pbtree/pbtree.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <string>
 #include <vector>
-
-#include <pbtree/pbtree.h>
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;

@@ -1,10 +1,11 @@
-// Crash safety: pbtree-crash-child (tests/support/crash_child.cc) toggles keys with a checkpoint after
-// each batch and is killed with SIGKILL 1-50 ms after it has opened the file; the file is then
-// reopened (recovery) and must hold exactly the model state of the last checkpoint the child
+// Crash safety: pbtree-crash-child (tests/support/crash_child.cc) toggles keys with a checkpoint
+// after each batch and is killed with SIGKILL 1-50 ms after it has opened the file; the file is
+// then reopened (recovery) and must hold exactly the model state of the last checkpoint the child
 // reported (or of the next one, whose commit can land before the report), pass verify(), and
 // take new writes. PBTREE_CRASH_KILLS kills (default 200), fixed printed seed.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -22,7 +23,6 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
 #include "tests/support/btree_tree_fixture.h"
 #include "tests/support/crash_ops.h"
 

@@ -1,12 +1,13 @@
 // Kills during a bulk load of a new index and during the creation of a new file (issue #10
-// items 2 and 3): pbtree-crash-child (tests/support/crash_child.cc, --load / --create) is killed with
-// SIGKILL at a random moment of its run (uniform over the time an unkilled run takes, from the
+// items 2 and 3): pbtree-crash-child (tests/support/crash_child.cc, --load / --create) is killed
+// with SIGKILL at a random moment of its run (uniform over the time an unkilled run takes, from the
 // fork: early kills land in process start-up, before the file is touched), or by
 // SIGXFSZ when its file outgrows RLIMIT_FSIZE. After each kill `pbtree verify` must pass,
 // the new index or file must be absent or complete, and verify must keep passing after the
 // next insert (the writer cuts off the pages the load left past the header's page count, so
 // the note about them goes too). PBTREE_CRASH_KILLS / 10 kills per test (default 20).
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -27,9 +28,8 @@
 
 #include "btree/btree.h"
 #include "file/file_create.h"
-#include <pbtree/index_file.h>
-#include "tests/support/crash_ops.h"
 #include "tests/support/cli_test_util.h"
+#include "tests/support/crash_ops.h"
 #include "tests/support/watchdog.h"
 
 namespace pbtree::tools::testing {
@@ -46,8 +46,8 @@ uint64_t env_kills() {
 }
 
 // Runs pbtree-crash-child with `args` and kills it `kill_after` after the fork (never, if
-// nullopt: it runs to its end; it must then have printed "R"). `fsize_limit` (bytes, 0: none) is set as
-// RLIMIT_FSIZE in the child. Returns the wait status and whether it reported "C".
+// nullopt: it runs to its end; it must then have printed "R"). `fsize_limit` (bytes, 0: none) is
+// set as RLIMIT_FSIZE in the child. Returns the wait status and whether it reported "C".
 struct Outcome {
   int status = 0;
   bool completed = false;
@@ -181,8 +181,8 @@ TEST_F(DurabilityCrashLoad, KilledLoadOfANewIndexLeavesAVerifiableFile) {
     const std::string name = "L" + std::to_string(i);
     const auto after = std::chrono::microseconds(rng() % (full.count() * 11 / 10 + 1));
     Outcome o = run_child({"--load", db_, name, std::to_string(kEntries)}, after);
-    const std::string when = "kill " + std::to_string(i) + " after " +
-                             std::to_string(after.count()) + " us";
+    const std::string when =
+        "kill " + std::to_string(i) + " after " + std::to_string(after.count()) + " us";
     if (expect_verify_ok(true, when)) ++orphans;
     const int64_t got = entries_of(db_, name);
     if (o.completed) {
@@ -209,8 +209,8 @@ TEST_F(DurabilityCrashLoad, LoadKilledBySigxfszLeavesAVerifiableFile) {
     f.bulk_load(crash::index_definition(), b);
   }));
   const uint64_t size = std::filesystem::file_size(db_);
-  Outcome o = run_child({"--load", db_, "L", std::to_string(kEntries)}, std::nullopt,
-                        size + 40 * 4096);
+  Outcome o =
+      run_child({"--load", db_, "L", std::to_string(kEntries)}, std::nullopt, size + 40 * 4096);
   ASSERT_TRUE(WIFSIGNALED(o.status)) << "status " << o.status;
   EXPECT_EQ(WTERMSIG(o.status), SIGXFSZ);
   EXPECT_GT(std::filesystem::file_size(db_), size);  // it wrote pages past the count
@@ -232,15 +232,15 @@ TEST_F(DurabilityCrashLoad, KilledCreationLeavesNoFileOrAValidOne) {
   for (uint64_t i = 0; i < env_kills(); ++i) {
     const auto after = std::chrono::microseconds(rng() % (full.count() * 11 / 10 + 1));
     Outcome o = run_child({"--create", db_, std::to_string(kEntries)}, after);
-    const std::string when = "kill " + std::to_string(i) + " after " +
-                             std::to_string(after.count()) + " us";
+    const std::string when =
+        "kill " + std::to_string(i) + " after " + std::to_string(after.count()) + " us";
     if (!std::filesystem::exists(db_)) {
       EXPECT_FALSE(o.completed) << when;
       ++absent;
       // The path is free: a new load creates the file.
       const std::string csv = dir_.write("k.csv", "1\n2\n");
-      auto r = run({"load", db_, "--index", "K", "--type", "bigint", "--page-size", "4096",
-                    "--input", csv});
+      auto r = run(
+          {"load", db_, "--index", "K", "--type", "bigint", "--page-size", "4096", "--input", csv});
       ASSERT_EQ(r.code, 0) << when << ": " << r.err;
       expect_verify_ok(false, when);
       EXPECT_EQ(entries_of(db_, "K"), 2) << when;

@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,12 +18,10 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
-#include "tests/support/btree_tree_fixture.h"
-#include <pbtree/keys.h>
 #include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/page_file.h"
+#include "tests/support/btree_tree_fixture.h"
 #include "tests/support/cli_test_util.h"
 
 namespace pbtree {

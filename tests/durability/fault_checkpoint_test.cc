@@ -6,6 +6,7 @@
 // clean checkpoint. Two shapes: the first checkpoint of a session (evictions put pages in the
 // log beforehand), and a checkpoint that first applies the previous one's committed batch.
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,10 +18,9 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
+#include "page/io.h"
 #include "tests/support/btree_tree_fixture.h"
 #include "tests/support/crash_ops.h"
-#include "page/io.h"
 
 namespace pbtree {
 namespace {

@@ -3,6 +3,7 @@
 // databases are compared with fbstat by tests/firebird/compare_stat.sh (ctest
 // firebird_stat_compare).
 #include <gtest/gtest.h>
+#include <pbtree/errors.h>
 
 #include <cstring>
 #include <string>
@@ -10,12 +11,12 @@
 
 #include "firebird/fdb_file.h"
 #include "firebird/fdb_records.h"
-#include <pbtree/errors.h>
 
 namespace pbtree::firebird {
 namespace {
 
-std::vector<uint8_t> header_image(uint16_t page_size, uint16_t ods, uint16_t minor, uint32_t pages = 3) {
+std::vector<uint8_t> header_image(uint16_t page_size, uint16_t ods, uint16_t minor,
+                                  uint32_t pages = 3) {
   std::vector<uint8_t> img(uint64_t{page_size} * pages, 0);
   img[0] = 1;
   std::memcpy(&img[16], &page_size, 2);
@@ -100,7 +101,8 @@ TEST(FdbFirebirdRecordFormat, RdbPagesLayout) {
 }
 
 TEST(FdbFirebirdRecordFormat, CharIsNotAlignedBlobAlignsToEight) {
-  RecordFormat f = RecordFormat::layout({{Dtype::Text, 31}, {Dtype::Blob, 8}, {Dtype::Varying, 257}});
+  RecordFormat f =
+      RecordFormat::layout({{Dtype::Text, 31}, {Dtype::Blob, 8}, {Dtype::Varying, 257}});
   EXPECT_EQ(f.fields[0].offset, 4u);
   EXPECT_EQ(f.fields[1].offset, 40u);
   EXPECT_EQ(f.fields[2].offset, 48u);
@@ -318,7 +320,8 @@ TEST(FdbFirebirdScan, PointerPageOfAnotherRelationIsCorrupt) {
 TEST(FdbFirebirdScan, EmptyPointerPageGivesNoRecords) {
   auto f = FdbFile::from_bytes("x.fdb", header_image(4096, 0x800C, 0));
   size_t n = 0;
-  scan_relation(*f, 0, pages_relation_pointer_pages(*f), 1000, [&](std::span<const uint8_t>) { ++n; });
+  scan_relation(*f, 0, pages_relation_pointer_pages(*f), 1000,
+                [&](std::span<const uint8_t>) { ++n; });
   EXPECT_EQ(n, 0u);
 }
 

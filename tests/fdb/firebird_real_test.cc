@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <pbtree/errors.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -16,8 +17,6 @@
 #include <iterator>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
 
 #include "firebird/fdb_catalog.h"
 #include "firebird/fdb_entries.h"
@@ -314,10 +313,11 @@ TEST(FdbRealFiles, Ods12RelabelledOds13IsCatalogNotFound) {
     e = x.what();
   }
   std::filesystem::remove_all(dir);
-  EXPECT_EQ(e, path + ": catalog not found: RDB$RELATIONS read as ODS 13.0 does not list "
-                      "RDB$PAGES (0), RDB$FIELDS (2), RDB$INDEX_SEGMENTS (3), RDB$INDICES (4), "
-                      "RDB$RELATION_FIELDS (5), RDB$RELATIONS (6) (is the header's ODS version "
-                      "right?)");
+  EXPECT_EQ(e, path +
+                   ": catalog not found: RDB$RELATIONS read as ODS 13.0 does not list "
+                   "RDB$PAGES (0), RDB$FIELDS (2), RDB$INDEX_SEGMENTS (3), RDB$INDICES (4), "
+                   "RDB$RELATION_FIELDS (5), RDB$RELATIONS (6) (is the header's ODS version "
+                   "right?)");
 }
 
 }  // namespace

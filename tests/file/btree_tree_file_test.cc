@@ -2,14 +2,14 @@
 // durable by flush() and seen after reopening, and bulk-built vs inserted indexes giving the
 // same scans.
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 #include <map>
 #include <random>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
 #include "tests/support/btree_tree_fixture.h"
-#include <pbtree/keys.h>
 
 namespace pbtree {
 namespace {

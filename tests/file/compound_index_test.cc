@@ -1,9 +1,8 @@
 // Compound indexes (issue 12): definitions of 1..16 segments stored in the index root page,
 // the definition-time key-size rule, and leading-segment searches with exact answers and an
 // exact count of the leaf entries examined (TypedIndex::search, file/compound_search.h).
-#include <pbtree/typed_index.h>
-
 #include <gtest/gtest.h>
+#include <pbtree/typed_index.h>
 
 #include <fstream>
 #include <sstream>
@@ -28,8 +27,12 @@ IndexDefinition compound(const std::vector<std::string>& types, bool descending 
   return def;
 }
 
-Value text(const char* s) { return Value::of_text(s); }
-Value num(int64_t v) { return Value::exact(v); }
+Value text(const char* s) {
+  return Value::of_text(s);
+}
+Value num(int64_t v) {
+  return Value::exact(v);
+}
 
 std::vector<uint64_t> recnos(const SearchResult& r) {
   std::vector<uint64_t> out;
@@ -88,7 +91,8 @@ TEST(FileCompoundIndex, SingleSegmentListIsTodaysIndexByteForByte) {
 // The longest second segment each page size accepts after an integer (10 bytes: two
 // chunks): 10 + 5 * ceil(n / 4), rounded up to 8, must stay below page_size / 4.
 TEST(FileCompoundIndex, TooLongDefinitionRefusedAtEveryPageSizeBeforeTheFileIsTouched) {
-  const std::pair<uint32_t, int> cases[] = {{4096, 804}, {8192, 1624}, {16384, 3260}, {32768, 6536}};
+  const std::pair<uint32_t, int> cases[] = {
+      {4096, 804}, {8192, 1624}, {16384, 3260}, {32768, 6536}};
   for (const auto& [ps, longest] : cases) {
     TempPath tmp;
     auto f = IndexFile::open_or_create(tmp.path(), ps);
@@ -108,10 +112,11 @@ TEST(FileCompoundIndex, TooLongDefinitionRefusedAtEveryPageSizeBeforeTheFileIsTo
     } catch (const KeyError& e) {
       EXPECT_EQ(std::string(e.what()),
                 "key size exceeds implementation restriction for an ascending index on (integer, "
-                "varchar(" + std::to_string(longest + 1) + ")): keys up to " +
-                    std::to_string(max_len) + " bytes, rounded up to " +
-                    std::to_string((max_len + 7) / 8 * 8) + ", must be below page_size/4 = " +
-                    std::to_string(ps / 4) + " bytes (page size " + std::to_string(ps) + ")");
+                "varchar(" +
+                    std::to_string(longest + 1) + ")): keys up to " + std::to_string(max_len) +
+                    " bytes, rounded up to " + std::to_string((max_len + 7) / 8 * 8) +
+                    ", must be below page_size/4 = " + std::to_string(ps / 4) +
+                    " bytes (page size " + std::to_string(ps) + ")");
     }
     f->read_page(1, after.data());
     EXPECT_EQ(before, after);
@@ -178,7 +183,8 @@ void load_countries(TypedIndex& ix) {
   const char* countries[] = {"AA", "US", "ZZ"};
   for (int c = 0; c < 3; ++c) {
     for (int p = 0; p < 1000; ++p) {
-      ix.insert(std::vector<Value>{text(countries[c]), num(p)}, static_cast<uint64_t>(1000 * c + p));
+      ix.insert(std::vector<Value>{text(countries[c]), num(p)},
+                static_cast<uint64_t>(1000 * c + p));
     }
   }
   ix.insert(std::vector<Value>{text("US"), Value::null()}, 9999);

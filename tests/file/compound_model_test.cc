@@ -4,9 +4,8 @@
 // the leading segments is compared with a sorted model: the same entries in value order, a
 // contiguous run of the index's order, and exactly one entry examined beyond it (when the
 // index has one there). PBTREE_COMPOUND_MODEL_ENTRIES sets the entry count (default 3000).
-#include <pbtree/typed_index.h>
-
 #include <gtest/gtest.h>
+#include <pbtree/typed_index.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -42,7 +41,9 @@ std::string random_text(std::mt19937& rng) {
   return s;
 }
 
-Value value_of(const std::optional<int>& a) { return a ? Value::exact(*a) : Value::null(); }
+Value value_of(const std::optional<int>& a) {
+  return a ? Value::exact(*a) : Value::null();
+}
 Value value_of(const std::optional<std::string>& b) {
   return b ? Value::of_text(*b) : Value::null();
 }

@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -21,8 +23,6 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
 #include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/page_file.h"

@@ -2,18 +2,18 @@
 // kind's exact type, fields and message, the CLI exit code of each kind, and
 // IndexDefinition's default key format (build item 6).
 #include <fcntl.h>
+#include <gtest/gtest.h>
+#include <pbtree/errors.h>
+#include <pbtree/index_file.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <gtest/gtest.h>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
+#include "page/io.h"
 #include "tests/support/btree_tree_fixture.h"
 #include "tests/support/cli_test_util.h"
-#include <pbtree/errors.h>
-#include "page/io.h"
 
 namespace pbtree {
 namespace {

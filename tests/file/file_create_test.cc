@@ -2,17 +2,18 @@
 // valid one. A second creator never replaces the first's file, a failed creation leaves
 // nothing (no file, no temporary), and what a creator killed right after creating its file
 // leaves (a 0-byte temporary beside the path) blocks no later command.
+#include "file/file_create.h"
+
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
 
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "file/file_create.h"
-#include <pbtree/index_file.h>
-#include "tests/support/crash_ops.h"
 #include "tests/support/cli_test_util.h"
+#include "tests/support/crash_ops.h"
 
 namespace pbtree::tools::testing {
 namespace {
@@ -32,8 +33,8 @@ void load_index(IndexFile& f, const std::string& name, int64_t entries) {
 // Names in the directory of `path` (sorted), to see what a creation left.
 std::vector<std::string> directory_names(const std::string& path) {
   std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(
-           std::filesystem::path(path).parent_path())) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::filesystem::path(path).parent_path())) {
     out.push_back(e.path().filename().string());
   }
   std::sort(out.begin(), out.end());

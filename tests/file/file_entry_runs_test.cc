@@ -2,6 +2,8 @@
 // a std::multiset of (key, record number, tag) as the model; IndexFile::bulk_load_sorted's
 // checks (order, duplicates) and its pages against bulk_load's.
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 #include <filesystem>
 #include <random>
@@ -10,8 +12,6 @@
 #include <tuple>
 #include <vector>
 
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
 #include "btree/radix_sort.h"
 #include "file/entry_runs.h"
 #include "file/file_create.h"
@@ -62,7 +62,8 @@ std::vector<RunFile::Run> write_runs(RunFile& file, const std::vector<Entry>& en
 std::vector<Entry> drain(SortedEntrySource& src) {
   std::vector<Entry> out;
   SortedEntry e;
-  while (src.next(e)) out.emplace_back(std::vector<uint8_t>(e.key.begin(), e.key.end()), e.recno, e.tag);
+  while (src.next(e))
+    out.emplace_back(std::vector<uint8_t>(e.key.begin(), e.key.end()), e.recno, e.tag);
   return out;
 }
 
@@ -191,8 +192,8 @@ std::pair<std::string, bool> failed_sorted_load(const std::string& db,
   create_file_with(db, 4096, [](IndexFile& f) {
     EntryBatch b;
     KeyBuffer k;
-    build_key(TypeSpec::parse("integer"), KeyFormat::Double, parse_value(TypeSpec::parse("integer"), "5"),
-              false, k);
+    build_key(TypeSpec::parse("integer"), KeyFormat::Double,
+              parse_value(TypeSpec::parse("integer"), "5"), false, k);
     b.add(k.bytes(), 1, 1);
     IndexDefinition d = integer_index(false);
     d.name = "K";

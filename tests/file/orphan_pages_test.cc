@@ -1,10 +1,12 @@
 // A failed bulk load of a new index leaves nothing behind (issue #10 item 2). A fault-injecting
 // Io fails one system call of the load with ENOSPC or EFBIG: on a page write of the new index
 // (the n-th write after the load starts is page n + 5: the first new page, 5, is its root,
-// written last) the load cuts its pages off again (the file is byte for byte as before); on the log write of
-// its commit the pages stay past the header's page count, `verify` passes with a note, and the
-// next writer cuts them off (verify then passes without the note).
+// written last) the load cuts its pages off again (the file is byte for byte as before); on the log
+// write of its commit the pages stay past the header's page count, `verify` passes with a note, and
+// the next writer cuts them off (verify then passes without the note).
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 #include <cerrno>
 #include <cstring>
@@ -13,8 +15,6 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
 #include "page/io.h"
 #include "tests/support/cli_test_util.h"
 #include "tests/support/watchdog.h"
@@ -140,7 +140,8 @@ TEST_F(FileFaultedLoad, DiskFullOnTheCommitLeavesPagesThatTheNextWriterCutsOff) 
                 std::to_string(file_pages - 1) +
                 "), left by a load that did not commit: unreferenced; the next writer cuts them "
                 "off\n"
-                "OK: " + db_ + ": 1 index, 5 pages (2 fixed, 3 b-tree, 0 free), 500 entries\n");
+                "OK: " +
+                db_ + ": 1 index, 5 pages (2 fixed, 3 b-tree, 0 free), 500 entries\n");
   EXPECT_EQ(run({"find", db_, "--index", "L", "1"}).code, 1);  // no index L
   auto ins = run({"insert", db_, "--index", "K", "1000", "1000"});
   ASSERT_EQ(ins.code, 0) << ins.err;

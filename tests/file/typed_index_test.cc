@@ -1,9 +1,8 @@
 // TypedIndex (<pbtree/typed_index.h>): keys built from typed values with the index's own type,
 // format and direction; value-order scans of descending indexes; wrongly built keys and
 // wrong-typed values refused (issue 9 item 6).
-#include <pbtree/typed_index.h>
-
 #include <gtest/gtest.h>
+#include <pbtree/typed_index.h>
 
 #include "tests/support/btree_tree_fixture.h"
 
@@ -28,7 +27,8 @@ std::unique_ptr<IndexFile> file_with(const std::string& path, const std::string&
 std::vector<std::string> values_of(TypedIndex& index, std::optional<Value> from,
                                    std::optional<Value> to) {
   std::vector<std::string> out;
-  for (IndexCursor c = index.scan(from, to); c.valid(); c.next()) out.push_back(index.value_text(c.key()));
+  for (IndexCursor c = index.scan(from, to); c.valid(); c.next())
+    out.push_back(index.value_text(c.key()));
   return out;
 }
 

@@ -4,6 +4,7 @@
 // out of scale), and damaged keys (a byte changed, a byte cut). Both routes must give the
 // same Value, or both a KeyError. PBTREE_FULL_TESTS=1 runs 10x the values.
 #include <gtest/gtest.h>
+#include <pbtree/keys.h>
 
 #include <bit>
 #include <cmath>
@@ -13,8 +14,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <pbtree/keys.h>
 
 namespace pbtree {
 namespace {
@@ -76,9 +75,9 @@ bool same(const std::optional<Value>& a, const std::optional<Value>& b) {
   return false;
 }
 
-const char* const kTypes[] = {"smallint",      "integer",       "bigint",      "int128",
-                              "numeric(4,0)",  "numeric(9,2)",  "numeric(18,4)", "numeric(18,0)",
-                              "numeric(38,10)", "numeric(5,5)", "double",      "varchar(12)"};
+const char* const kTypes[] = {"smallint",       "integer",      "bigint",        "int128",
+                              "numeric(4,0)",   "numeric(9,2)", "numeric(18,4)", "numeric(18,0)",
+                              "numeric(38,10)", "numeric(5,5)", "double",        "varchar(12)"};
 const KeyFormat kFormats[] = {KeyFormat::Double, KeyFormat::RescaledDouble, KeyFormat::Decimal128,
                               KeyFormat::Bcd, KeyFormat::Text};
 
@@ -93,14 +92,25 @@ Value random_value(std::mt19937_64& rng, std::string& text_storage) {
       return Value::exact(c, static_cast<uint8_t>(rng() % 12));
     }
     case 2: {
-      static const double kSpecial[] = {0.0, 1.0, -1.0, 0.5, 1e300, -1e300, 5e-324, 1e-310,
-                                        HUGE_VAL, -HUGE_VAL, 123.25, 1e18, 9.2233720368547758e18};
+      static const double kSpecial[] = {0.0,
+                                        1.0,
+                                        -1.0,
+                                        0.5,
+                                        1e300,
+                                        -1e300,
+                                        5e-324,
+                                        1e-310,
+                                        HUGE_VAL,
+                                        -HUGE_VAL,
+                                        123.25,
+                                        1e18,
+                                        9.2233720368547758e18};
       return Value::of_double(kSpecial[rng() % (sizeof kSpecial / sizeof kSpecial[0])]);
     }
     case 3: {
-      const double d = std::ldexp(static_cast<double>(static_cast<int64_t>(rng() >> 11)) *
-                                      ((rng() & 1) ? 1 : -1),
-                                  static_cast<int>(rng() % 200) - 100);
+      const double d = std::ldexp(
+          static_cast<double>(static_cast<int64_t>(rng() >> 11)) * ((rng() & 1) ? 1 : -1),
+          static_cast<int>(rng() % 200) - 100);
       return Value::of_double(d);
     }
     case 4:
@@ -136,7 +146,8 @@ TEST(KeysDecodeDifferential, NativeMatchesTextRouteEveryFormat) {
     std::vector<uint8_t> key(kb.bytes().begin(), kb.bytes().end());
     for (int variant = 0; variant < 3; ++variant) {
       std::vector<uint8_t> k = key;
-      if (variant == 1 && !k.empty()) k[rng() % k.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+      if (variant == 1 && !k.empty())
+        k[rng() % k.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
       if (variant == 2 && !k.empty()) k.pop_back();
       for (const char* name : kTypes) {
         const TypeSpec t = TypeSpec::parse(name);

@@ -1,10 +1,10 @@
 // Column type names, key format rules, key length limits (§1.12) and strict value parsing.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <pbtree/keys.h>
 
 #include <string>
 
-#include <pbtree/keys.h>
 #include "util/bytes.h"
 
 namespace pbtree {

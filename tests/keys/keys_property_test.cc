@@ -4,6 +4,7 @@
 // equal values have equal keys and different values different keys, and that
 // key_to_text(build_key(v)) parses back to v.
 #include <gtest/gtest.h>
+#include <pbtree/keys.h>
 
 #include <algorithm>
 #include <cctype>
@@ -16,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include <pbtree/keys.h>
 #include "util/bytes.h"
 
 namespace pbtree {

@@ -3,13 +3,13 @@
 // scales, trailing blanks, cross-type search values; and key_to_text decoding.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <pbtree/keys.h>
 
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
-#include <pbtree/keys.h>
 #include "util/bytes.h"
 
 namespace pbtree {

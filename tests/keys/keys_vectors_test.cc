@@ -1,11 +1,11 @@
 // Byte-exact key vectors of ../shared/reference/firebird-format.md §1.3-§1.11 (Firebird
 // compress(), make_int64_key(), Decimal128/Int128 makeIndexKey, IndexKey::compose).
 #include <gtest/gtest.h>
+#include <pbtree/keys.h>
 
 #include <string>
 #include <vector>
 
-#include <pbtree/keys.h>
 #include "util/bytes.h"
 
 namespace pbtree {

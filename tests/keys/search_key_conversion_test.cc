@@ -2,11 +2,11 @@
 // directed rounding of bounds, NULL bounds, descending bound swap, STARTING WITH prefixes.
 // Expected keys are checked through key_to_text (the converted value) and hex bytes.
 #include <gtest/gtest.h>
-
-#include <pbtree/keys.h>
-#include "util/bytes.h"
 #include <pbtree/errors.h>
+#include <pbtree/keys.h>
 #include <pbtree/search.h>
+
+#include "util/bytes.h"
 
 namespace pbtree::tools {
 namespace {

@@ -1,6 +1,8 @@
 // The inline compact decoder of node/node_quick.h: exact fields of hand-made nodes, the cases
 // it declines (left to the checked decoder), and agreement with decode_compact_node on every
 // node of random leaf and non-leaf sequences.
+#include "node/node_quick.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -8,7 +10,6 @@
 
 #include "node/node.h"
 #include "node/node_internal.h"
-#include "node/node_quick.h"
 
 namespace pbtree {
 namespace {

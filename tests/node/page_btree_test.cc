@@ -1,6 +1,7 @@
 // Tests of the B-tree page codec (node/btree_page.h): the node encodings of firebird-format.md
 // §2.4 byte for byte, the §2.4 example leaf page, jump tables, in-page search and corrupt input.
 #include <gtest/gtest.h>
+#include <pbtree/keys.h>
 
 #include <cstdio>
 #include <map>
@@ -12,7 +13,6 @@
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include <pbtree/keys.h>
 
 namespace pbtree {
 namespace {

@@ -2,17 +2,18 @@
 // on random pages of both layouts (leaf and non-leaf, duplicates, long shared prefixes,
 // descending), it stays within a quarter of the page, falls back on damaged nodes, and the
 // buffer pool counts its bytes and builds.
+#include "node/page_directory.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
 
-#include "tests/support/btree_tree_fixture.h"
-#include "tests/support/random_pages.h"
 #include "node/node.h"
-#include "node/page_directory.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
+#include "tests/support/btree_tree_fixture.h"
+#include "tests/support/random_pages.h"
 
 namespace pbtree {
 namespace {
@@ -84,18 +85,17 @@ TEST_P(NodeDirectoryFind, AgreesWithFindInPage) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Pages, NodeDirectoryFind,
-    ::testing::Values(PageCase{NodeLayout::Firebird, 0, 0, 6, 1, false},
-                      PageCase{NodeLayout::Firebird, 0, 0, 3, 20, false},
-                      PageCase{NodeLayout::Firebird, 0, 0, 40, 2, true},
-                      PageCase{NodeLayout::Firebird, 1, 0, 6, 1, false},
-                      PageCase{NodeLayout::Firebird, 1, 7, 12, 3, false},
-                      PageCase{NodeLayout::Compact, 0, 0, 6, 1, false},
-                      PageCase{NodeLayout::Compact, 0, 0, 3, 20, false},
-                      PageCase{NodeLayout::Compact, 0, 0, 40, 2, true},
-                      PageCase{NodeLayout::Compact, 1, 0, 6, 1, false},
-                      PageCase{NodeLayout::Compact, 1, 7, 12, 3, true}));
+INSTANTIATE_TEST_SUITE_P(Pages, NodeDirectoryFind,
+                         ::testing::Values(PageCase{NodeLayout::Firebird, 0, 0, 6, 1, false},
+                                           PageCase{NodeLayout::Firebird, 0, 0, 3, 20, false},
+                                           PageCase{NodeLayout::Firebird, 0, 0, 40, 2, true},
+                                           PageCase{NodeLayout::Firebird, 1, 0, 6, 1, false},
+                                           PageCase{NodeLayout::Firebird, 1, 7, 12, 3, false},
+                                           PageCase{NodeLayout::Compact, 0, 0, 6, 1, false},
+                                           PageCase{NodeLayout::Compact, 0, 0, 3, 20, false},
+                                           PageCase{NodeLayout::Compact, 0, 0, 40, 2, true},
+                                           PageCase{NodeLayout::Compact, 1, 0, 6, 1, false},
+                                           PageCase{NodeLayout::Compact, 1, 7, 12, 3, true}));
 
 TEST(NodePageDirectory, GroupsGrowToFitAQuarterOfThePage) {
   // 1-byte duplicate keys: compact nodes of 1 byte, about 4000 per page.

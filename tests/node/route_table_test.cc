@@ -4,13 +4,14 @@
 // node); it refuses a stale version, a leaf and a damaged page; and the descent builds one per
 // non-leaf page, counted in the pool's directory counters, then routes through them without
 // a latch.
+#include "node/route_table.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
 
 #include "node/btree_page.h"
-#include "node/route_table.h"
 #include "tests/support/btree_tree_fixture.h"
 #include "tests/support/random_pages.h"
 
@@ -90,7 +91,8 @@ TEST_P(NodeRouteTable, AgreesWithTheDescentOverFindInPage) {
       const uint64_t recno = rng() % 80;
       RouteStep want, got;
       ASSERT_TRUE(expected_step(page, ps, key, rc.descending, recno, want));
-      ASSERT_TRUE(t.route(8, key, rc.descending, recno, got)) << "round " << round << " probe " << i;
+      ASSERT_TRUE(t.route(8, key, rc.descending, recno, got))
+          << "round " << round << " probe " << i;
       ASSERT_EQ(got.next, want.next) << "round " << round << " probe " << i;
       ASSERT_EQ(got.sibling, want.sibling) << "round " << round << " probe " << i;
       ASSERT_EQ(got.level, 2);
@@ -179,10 +181,12 @@ TEST(BtreeOptimisticDescent, RoutesNonLeafPagesWithoutALatch) {
   ASSERT_GE(levels, 3);
   root.reset();
   // The first lookups latch the non-leaf pages and build their route tables.
-  for (uint64_t i = 0; i < 3000; ++i) ASSERT_EQ(env.tree->find(long_key(i)), (std::vector<uint64_t>{i}));
+  for (uint64_t i = 0; i < 3000; ++i)
+    ASSERT_EQ(env.tree->find(long_key(i)), (std::vector<uint64_t>{i}));
   const uint64_t builds = env.pool.aux_builds.load();
   const uint64_t before = optimistic_descent_steps();
-  for (uint64_t i = 0; i < 3000; ++i) ASSERT_EQ(env.tree->find(long_key(i)), (std::vector<uint64_t>{i}));
+  for (uint64_t i = 0; i < 3000; ++i)
+    ASSERT_EQ(env.tree->find(long_key(i)), (std::vector<uint64_t>{i}));
   // Every non-leaf page of every descent was routed through its table, none rebuilt.
   EXPECT_EQ(optimistic_descent_steps() - before, 3000u * static_cast<uint64_t>(levels - 1));
   EXPECT_EQ(env.pool.aux_builds.load(), builds);

@@ -1,6 +1,7 @@
 // Tests of the header page and index root page codecs (page/file_header.h): exact bytes,
 // round trips and the error messages for files that are not (valid) pbtree files.
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -8,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <pbtree/index_file.h>
 #include "file/index_root.h"
 #include "page/file_header.h"
 

@@ -2,6 +2,8 @@
 // checkpoint write a handful of pages, and keys appended after the largest one touch at most
 // two leaves. The counters are also kept in the header page.
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -9,16 +11,14 @@
 #include <vector>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
-#include "tests/support/btree_tree_fixture.h"
-#include <pbtree/keys.h>
+#include "file/index_root.h"
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
-#include "file/index_root.h"
 #include "page/file_header.h"
+#include "tests/support/btree_tree_fixture.h"
 
 namespace pbtree {
 namespace {

@@ -5,6 +5,8 @@
 // aside, and a file's own committed log is still replayed.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -12,8 +14,6 @@
 #include <string>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
 #include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/page_file.h"

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/btree_tree_fixture.h"
 #include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/io.h"
 #include "page/page_file.h"
 #include "page/wal.h"
+#include "tests/support/btree_tree_fixture.h"
 
 namespace pbtree {
 namespace {

@@ -3,6 +3,8 @@
 // readers, deferred checkpoints, explicit commit and close, rollback by the destructor, and
 // the loop guard counting pages only the pool holds (issue 9 items 1-5).
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -10,11 +12,9 @@
 #include <thread>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
-#include "tests/support/btree_tree_fixture.h"
-#include <pbtree/keys.h>
 #include "page/file_lock.h"
 #include "page/io.h"
+#include "tests/support/btree_tree_fixture.h"
 
 namespace pbtree {
 namespace {

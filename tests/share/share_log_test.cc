@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,11 +18,9 @@
 #include <thread>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
-#include "tests/support/cli_test_util.h"
-#include <pbtree/keys.h>
 #include "page/page_file.h"
 #include "page/wal.h"
+#include "tests/support/cli_test_util.h"
 
 namespace pbtree {
 namespace {
@@ -102,8 +102,8 @@ TEST(ShareLog, CheckpointWithAReaderHoldingASnapshotExitsThreeAndChangesNothing)
   auto reader = IndexFile::open(db, false);
   auto busy = run({"checkpoint", db, "--wait", "50"});
   EXPECT_EQ(busy.code, 3);
-  EXPECT_EQ(busy.err, "pbtree: " + db +
-                          ": checkpoint deferred: readers still hold snapshots after 50 ms\n");
+  EXPECT_EQ(busy.err,
+            "pbtree: " + db + ": checkpoint deferred: readers still hold snapshots after 50 ms\n");
   EXPECT_TRUE(std::filesystem::exists(log_of(db)));
 }
 

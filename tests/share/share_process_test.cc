@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -23,9 +25,7 @@
 #include <thread>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
 #include "tests/support/cli_test_util.h"
-#include <pbtree/keys.h>
 
 extern char** environ;
 
@@ -121,13 +121,13 @@ TEST(ShareProcesses, TwoWritersAndReadersOnOneFileLoseNothingAndSeeNoFalseErrors
         std::lock_guard lock(mutex);
         started[v] = a.start;
       }
-      a.rc = run_pbtree({"--busy-timeout", "20000", "insert", db, "--index", "I",
-                         std::to_string(v), std::to_string(v)},
+      a.rc = run_pbtree({"--busy-timeout", "20000", "insert", db, "--index", "I", std::to_string(v),
+                         std::to_string(v)},
                         out, err);
       a.end = Clock::now();
       std::lock_guard lock(mutex);
-      if (a.rc != 0) reader_errors.push_back(fmt::format("writer {}: rc {}: {}", w, a.rc,
-                                                         read_bytes(err)));
+      if (a.rc != 0)
+        reader_errors.push_back(fmt::format("writer {}: rc {}: {}", w, a.rc, read_bytes(err)));
       attempts.push_back(a);
     }
   };
@@ -267,8 +267,8 @@ TEST(ShareProcesses, ReaderPausedInsideAScanDoesNotStopCommits) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   // The reader's scan saw its snapshot: the entries committed before it opened.
   EXPECT_EQ(std::stoull(line), committed_before);
-  EXPECT_GE(2 * with_reader, alone) << "commits alone " << alone << ", with a paused reader "
-                                    << with_reader;
+  EXPECT_GE(2 * with_reader, alone)
+      << "commits alone " << alone << ", with a paused reader " << with_reader;
   std::printf("share: commits in %lld ms: %d alone, %d with a reader paused in a scan\n",
               static_cast<long long>(window.count()), alone, with_reader);
   EXPECT_TRUE(writer->checkpoint(1000));

@@ -1,11 +1,13 @@
 // pbtree-crash-child DB SEED [BATCHES]: the victim of tests/durability/crash_kill_test.cc. Opens DB
-// (index K, see tests/support/crash_ops.h) with a small buffer pool, prints "R" when open, then runs
-// the batches of SEED's operation stream (toggle each key: insert if absent, else remove),
+// (index K, see tests/support/crash_ops.h) with a small buffer pool, prints "R" when open, then
+// runs the batches of SEED's operation stream (toggle each key: insert if absent, else remove),
 // checkpointing (IndexFile::flush) after each batch and printing "C <batches done>" (flushed)
 // once the checkpoint has returned. Stops after BATCHES batches (default 1000000) unless killed.
 // Exit codes: 0 done, 1 error (message on stderr), 2 usage.
 // pbtree-crash-child --load DB NAME N | --create DB N: one bulk load of N entries into a new
 // index NAME of DB, or into a new file DB (tests/durability/crash_load_kill_test.cc kills it).
+#include <pbtree/index_file.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -13,7 +15,6 @@
 
 #include "btree/btree.h"
 #include "file/file_create.h"
-#include <pbtree/index_file.h>
 #include "tests/support/crash_ops.h"
 
 namespace {

@@ -1,16 +1,16 @@
 // The operation stream shared by the crash-test child (tests/support/crash_child.cc) and its parent
-// test (tests/durability/crash_kill_test.cc): from a seed, a sequence of batches (a checkpoint after
-// each), each a run of bigint keys to toggle (insert if absent, else remove; record number =
+// test (tests/durability/crash_kill_test.cc): from a seed, a sequence of batches (a checkpoint
+// after each), each a run of bigint keys to toggle (insert if absent, else remove; record number =
 // the key). The parent replays it against a model to know what each checkpoint holds.
 #pragma once
+
+#include <pbtree/index_file.h>
+#include <pbtree/keys.h>
 
 #include <cstdint>
 #include <random>
 #include <set>
 #include <vector>
-
-#include <pbtree/index_file.h>
-#include <pbtree/keys.h>
 
 namespace pbtree::crash {
 

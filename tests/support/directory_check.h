@@ -41,7 +41,8 @@ class DirectoryCheck {
       const bool was_current = current_directory(ref) != nullptr;
       const uint64_t builds = pool_.directory_stats().builds;
       for (FindMode mode : {FindMode::LowerBound, FindMode::UpperBound}) {
-        for (std::optional<uint64_t> recno : {std::optional<uint64_t>{}, std::optional<uint64_t>{3}}) {
+        for (std::optional<uint64_t> recno :
+             {std::optional<uint64_t>{}, std::optional<uint64_t>{3}}) {
           PageFind got = find_in_frame(ref, key, descending_, recno, mode);
           PageFind want = find_in_page(d, ps, key, descending_, recno, mode);
           ASSERT_EQ(got.offset, want.offset) << "page " << p;

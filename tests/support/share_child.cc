@@ -1,7 +1,8 @@
-// pbtree-share-child DB INDEX PAUSE_MS: a reader process for tests/share/share_process_test.cc. Opens
-// DB read-only (a snapshot), reads the first 10 entries of INDEX, prints "paused\n" on stdout,
-// sleeps PAUSE_MS inside the scan, then finishes it and prints the number of entries. Exit 0,
-// or 1 with the error on stderr.
+// pbtree-share-child DB INDEX PAUSE_MS: a reader process for tests/share/share_process_test.cc.
+// Opens DB read-only (a snapshot), reads the first 10 entries of INDEX, prints "paused\n" on
+// stdout, sleeps PAUSE_MS inside the scan, then finishes it and prints the number of entries. Exit
+// 0, or 1 with the error on stderr.
+#include <pbtree/index_file.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,7 +12,6 @@
 #include <thread>
 
 #include "btree/btree.h"
-#include <pbtree/index_file.h>
 
 int main(int argc, char** argv) {
   if (argc != 4) {

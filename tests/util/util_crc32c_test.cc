@@ -1,11 +1,11 @@
 // Tests of the CRC-32C wrapper (util/crc32c.h, Intel ISA-L's crc32_iscsi): the RFC 3720
 // check values, and incremental process_bytes() in pieces against one call.
-#include "util/crc32c.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
+
+#include "util/crc32c.h"
 
 namespace pbtree {
 namespace {
