@@ -14,6 +14,8 @@ PACKAGES=(
   libsqlite3-dev liblmdb-dev libabsl-dev librocksdb-dev
   # libFuzzer targets (fuzz/, PBTREE_FUZZ): clang 14 and its runtime (fuzzer, sanitizers)
   clang libclang-rt-14-dev llvm
+  # scripts/check_format.sh (CI): the pinned formatter
+  clang-format-14
   # real Firebird 3.0.11 for tests/firebird (isql-fb, fbstat, gfix; embedded engine, no server)
   firebird3.0-server-core firebird3.0-utils
 )
