@@ -200,7 +200,7 @@ void BatchMerge::run() {
 
 uint64_t BTree::insert_batch(EntryBatch& entries) {
   const uint32_t ps = pool_.page_size();
-  if (read_only_) throw UsageError(fmt::format("{}: opened read-only", pool_.file().path()));
+  if (read_only_) throw ReadOnlyError(fmt::format("{}: opened read-only", pool_.file().path()));
   auto& items = entries.items();
   if (items.empty()) return 0;
   for (const auto& it : items) {

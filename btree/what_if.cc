@@ -32,10 +32,6 @@ std::vector<KeyFormat> allowed_key_formats(const TypeSpec& type) {
   return out;
 }
 
-bool layout_available(NodeLayout) {
-  return true;  // both layouts are built by FastLoader
-}
-
 std::string_view layout_name(NodeLayout layout) {
   return layout == NodeLayout::Compact ? "compact" : "firebird";
 }
@@ -126,9 +122,7 @@ WhatIfEstimator::WhatIfEstimator(const Options& options) : options_(options) {
       c->row.current =
           options_.current && options_.current->first == f && options_.current->second == l;
       c->page_size = options_.page_size;
-      if (!layout_available(l)) {
-        c->row.unavailable = "layout not implemented in this build";
-      } else if (!too_long.empty()) {
+      if (!too_long.empty()) {
         c->row.unavailable = too_long;
       } else {
         c->row.available = true;
@@ -209,9 +203,8 @@ KeyFormatChoice choose_key_format(const TypeSpec& type, NodeLayout layout,
     if (best == nullptr || r.used_bytes_per_entry < best->used_bytes_per_entry) best = &r;
   }
   if (def == nullptr) {
-    throw std::invalid_argument(
-        fmt::format("choose_key_format: no {} row for the default format {}", layout_name(layout),
-                    key_format_name(choice.default_format)));
+    throw UsageError(fmt::format("choose_key_format: no {} row for the default format {}",
+                                 layout_name(layout), key_format_name(choice.default_format)));
   }
   choice.best = best->format;
   choice.default_bytes = def->used_bytes_per_entry;
@@ -219,27 +212,6 @@ KeyFormatChoice choose_key_format(const TypeSpec& type, NodeLayout layout,
   choice.ratio = choice.best_bytes > 0 ? choice.default_bytes / choice.best_bytes : 1.0;
   choice.format = choice.ratio >= kAutoMinGain ? choice.best : choice.default_format;
   return choice;
-}
-
-std::string describe_choice(const TypeSpec& type, const KeyFormatChoice& c) {
-  const std::string_view chosen = key_format_name(c.format);
-  if (allowed_key_formats(type).size() == 1) {
-    return fmt::format("{} (auto: the only format of {})", chosen, type.name());
-  }
-  const uint64_t percent = 100 / kAutoSampleEvery;
-  if (c.format != c.default_format) {
-    return fmt::format("{} (auto: {:.2f} vs {:.2f} bytes/entry on a {}% sample, {:.2f}x)", chosen,
-                       c.best_bytes, c.default_bytes, percent, c.ratio);
-  }
-  if (c.best == c.default_format) {
-    return fmt::format("{} (auto: the smallest, {:.2f} bytes/entry on a {}% sample)", chosen,
-                       c.default_bytes, percent);
-  }
-  return fmt::format(
-      "{} (auto: kept the default; {} {:.2f} vs {:.2f} bytes/entry on a {}% sample, {:.2f}x < "
-      "{:.2f}x)",
-      chosen, key_format_name(c.best), c.best_bytes, c.default_bytes, percent, c.ratio,
-      kAutoMinGain);
 }
 
 }  // namespace pbtree

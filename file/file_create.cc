@@ -106,12 +106,12 @@ bool create_file_with(const std::string& path, uint32_t page_size,
   const std::string temp = write_temporary(path, page_size);
   try {
     {
-      auto file = IndexFile::open(temp, true);
+      auto file = IndexFile::open(temp, {.writable = true});
       if (fill) fill(*file);
     }  // closed: its committed log applied to the file and removed
     // The file moves without its log: a log the close could not apply must be applied first.
     const std::string log = Wal::log_path(temp);
-    if (::access(log.c_str(), F_OK) == 0) IndexFile::open(temp, true).reset();
+    if (::access(log.c_str(), F_OK) == 0) IndexFile::open(temp, {.writable = true}).reset();
     if (::access(log.c_str(), F_OK) == 0) {
       throw IoError(fmt::format("{}: the log of the new file could not be applied", path));
     }

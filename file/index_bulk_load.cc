@@ -23,7 +23,7 @@ namespace {
 
 // bulk_load and bulk_load_sorted: `entries` (sorted and checked here) or, if `sorted` is
 // set, an empty batch and the entries from `sorted` (checked as they stream, file/sorted_feed.h).
-IndexInfo bulk_load_from(IndexFile& self, IndexFile::Impl& im, const IndexDefinition& given,
+IndexInfo bulk_load_from(IndexFile& self, IndexFileAccess::Impl& im, const IndexDefinition& given,
                          EntryBatch& entries, SortedEntrySource* sorted) {
   IndexDefinition def = given;
   if (def.segments.size() == 1) {  // one segment given as a list: today's single-segment index
@@ -37,7 +37,7 @@ IndexInfo bulk_load_from(IndexFile& self, IndexFile::Impl& im, const IndexDefini
     def.format = def.segments[0].format;
   }
   def.format = resolve_key_format(def.type, def.format);
-  using Impl = IndexFile::Impl;
+  using Impl = IndexFileAccess::Impl;
   const std::string& path = im.file.path();
   const uint32_t ps = im.page_size();
   // 1. Everything that can be checked before the file is touched.
@@ -115,7 +115,7 @@ IndexInfo bulk_load_from(IndexFile& self, IndexFile::Impl& im, const IndexDefini
   // 2. New pages after the header's page count (the living trees' pages made durable first).
   // Pages past the count are left by a load that never committed: unreferenced, so they are
   // overwritten or, on an error here, cut off with the rest (docs/FORMAT.md 2.7).
-  if (im.pool) self.flush();
+  if (im.pool) self.commit();
   const uint32_t first = im.header.page_count;
   bool touched_fixed_pages = false;
   try {

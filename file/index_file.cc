@@ -78,18 +78,20 @@ void IndexFile::rollback() {
   im.header = h;
 }
 
-std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, bool writable, Io& io,
-                                           int busy_timeout_ms) {
-  auto impl = std::make_unique<Impl>(Impl{PageFile::open(path, writable, io, busy_timeout_ms),
-                                          writable,
-                                          {},
-                                          {},
-                                          0,
-                                          nullptr,
-                                          nullptr,
-                                          {},
-                                          false,
-                                          {}});
+std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, const OpenOptions& options) {
+  const bool writable = options.writable;
+  Io& io = options.io != nullptr ? *options.io : posix_io();
+  auto impl =
+      std::make_unique<Impl>(Impl{PageFile::open(path, writable, io, options.busy_timeout_ms),
+                                  writable,
+                                  {},
+                                  {},
+                                  0,
+                                  nullptr,
+                                  nullptr,
+                                  {},
+                                  false,
+                                  {}});
   PageFile& file = impl->file;
   uint64_t size = file.file_size();
   uint8_t prefix[kHeaderPrefixSize] = {};
@@ -115,7 +117,10 @@ std::unique_ptr<IndexFile> IndexFile::open(const std::string& path, bool writabl
   file.read(kIndexRootPage, page.data(), static_cast<uint8_t>(PageType::IndexRoot));
   impl->slots = decode_index_root_page(page.data(), h.page_size, impl->page_bound(), path);
   if (writable) file.enable_wal();
-  return std::unique_ptr<IndexFile>(new IndexFile(std::move(impl)));
+  std::unique_ptr<IndexFile> f(new IndexFile(std::move(impl)));
+  if (options.cache_bytes != 0) f->set_cache_bytes(options.cache_bytes);
+  f->set_build_threads(options.build_threads);
+  return f;
 }
 
 std::unique_ptr<IndexFile> IndexFile::open_or_create(const std::string& path, uint32_t page_size) {
@@ -126,7 +131,7 @@ std::unique_ptr<IndexFile> IndexFile::open_or_create(const std::string& path, ui
   }
   struct stat st;
   if (::stat(path.c_str(), &st) == 0) {
-    auto f = open(path, true);
+    auto f = open(path, {.writable = true});
     if (page_size != 0 && f->page_size() != page_size) {
       throw UsageError(
           fmt::format("{}: the file has page size {}, not {}", path, f->page_size(), page_size));
@@ -137,7 +142,7 @@ std::unique_ptr<IndexFile> IndexFile::open_or_create(const std::string& path, ui
   // Under a temporary name, then moved into place (file/file_create.h); if another process
   // created the file meanwhile, that file is opened (and its page size checked) instead.
   if (!create_file_with(path, ps, {})) return open_or_create(path, page_size);
-  return open(path, true);
+  return open(path, {.writable = true});
 }
 
 const std::string& IndexFile::path() const {
@@ -194,9 +199,10 @@ std::optional<IndexInfo> IndexFile::find_index(const std::string& name) const {
   return Impl::info(*s);
 }
 
-void IndexFile::read_page(uint32_t page_no, uint8_t* out, uint8_t expected_type) const {
-  impl_->write_back();
-  impl_->file.read(page_no, out, expected_type);
+void IndexFileAccess::read_page(const IndexFile& f, uint32_t page_no, uint8_t* out,
+                                uint8_t expected_type) {
+  f.impl_->write_back();
+  f.impl_->file.read(page_no, out, expected_type);
 }
 
 NotFoundError IndexFile::no_index_error(const std::string& name) const {
@@ -242,10 +248,10 @@ void IndexFile::set_cache_bytes(size_t bytes) {
   set_cache_frames(BufferPool::frames_within(bytes, page_size()));
 }
 
-BTree& IndexFile::tree(const std::string& name) {
+Tree IndexFile::tree(const std::string& name) {
   Impl& im = *impl_;
   auto it = im.trees.find(name);
-  if (it != im.trees.end()) return *it->second;
+  if (it != im.trees.end()) return Tree(it->second.get());
   const IndexSlot* s = im.find(name);
   if (!s) throw no_index_error(name);
   if (!im.pool) {
@@ -269,18 +275,14 @@ BTree& IndexFile::tree(const std::string& name) {
     jump_interval = read_btree_header(root.data()).jump_interval;
   }
   const uint32_t slot = s->id;
-  auto tree = std::make_unique<BTree>(*im.pool, *im.allocator, s->root_page, Impl::info(*s).def,
-                                      static_cast<uint8_t>(slot % 256), jump_interval,
-                                      [&im, slot](uint32_t root) {
-                                        im.slots[slot].root_page = root;
-                                        im.dirty = true;
-                                      });
+  auto tree = std::make_unique<Tree::Body>(*im.pool, *im.allocator, s->root_page,
+                                           Impl::info(*s).def, static_cast<uint8_t>(slot % 256),
+                                           jump_interval, [&im, slot](uint32_t root) {
+                                             im.slots[slot].root_page = root;
+                                             im.dirty = true;
+                                           });
   if (!im.writable) tree->set_read_only(true);
-  return *im.trees.emplace(name, std::move(tree)).first->second;
-}
-
-void IndexFile::flush() {
-  commit();
+  return Tree(im.trees.emplace(name, std::move(tree)).first->second.get());
 }
 
 void IndexFile::commit() {
@@ -307,7 +309,7 @@ void IndexFile::commit() {
   im.dirty = false;
 }
 
-CheckpointStats IndexFile::last_checkpoint() const {
+CommitStats IndexFile::last_checkpoint() const {
   return impl_->last;
 }
 

@@ -14,6 +14,7 @@
 
 #include "btree/btree.h"
 #include "file/file_allocator.h"
+#include "file/index_file_access.h"
 #include "file/index_root.h"
 #include "page/buffer_pool.h"
 #include "page/file_header.h"
@@ -30,9 +31,9 @@ struct IndexFile::Impl {
   size_t cache_frames = 0;
   std::unique_ptr<BufferPool> pool;
   std::unique_ptr<FileAllocator> allocator;
-  std::map<std::string, std::unique_ptr<BTree>> trees;
+  std::map<std::string, std::unique_ptr<Tree::Body>> trees;
   bool dirty = false;          // roots or page count changed since the last flush
-  CheckpointStats last;        // the last checkpoint's cost (from the header until one runs here)
+  CommitStats last;            // the last checkpoint's cost (from the header until one runs here)
   uint32_t build_threads = 0;  // set_build_threads; 0: hardware_concurrency
 
   // Checkpoint: the log's pages plus a new header (counter + 1, page count, cost counters)
@@ -40,8 +41,8 @@ struct IndexFile::Impl {
   // load) and are counted in the cost. Throws IoError.
   void checkpoint(FileHeader h, uint32_t extra_pages) {
     ++h.checkpoint;
-    CheckpointStats done =
-        file.commit(h.checkpoint, h.page_count, [&](const CheckpointStats& st, uint8_t* page) {
+    CommitStats done =
+        file.commit(h.checkpoint, h.page_count, [&](const CommitStats& st, uint8_t* page) {
           h.last_pages_written = st.pages_written + extra_pages;
           h.last_bytes_written = st.bytes_written + uint64_t{extra_pages} * h.page_size;
           h.last_bytes_synced = st.bytes_synced + uint64_t{extra_pages} * h.page_size;

@@ -6,6 +6,7 @@
 
 #include "btree/btree.h"
 #include "file/compound_search.h"
+#include "file/index_file_access.h"
 #include "file/value_check.h"
 
 namespace pbtree {

@@ -6,14 +6,12 @@
 #include <algorithm>
 
 #include "btree/btree.h"
+#include "file/index_cursor_state.h"
+#include "file/index_file_access.h"
 #include "file/value_check.h"
 #include "util/bytes.h"
 
 namespace pbtree {
-
-struct IndexCursor::State {
-  Cursor cursor;
-};
 
 IndexCursor::IndexCursor(std::unique_ptr<State> state) : state_(std::move(state)) {}
 IndexCursor::IndexCursor(IndexCursor&&) noexcept = default;
@@ -42,7 +40,7 @@ TypedIndex::TypedIndex(IndexFile& file, const std::string& name) : file_(file) {
   auto info = file.find_index(name);
   if (!info) throw file.no_index_error(name);
   info_ = *info;
-  tree_ = &file.tree(name);
+  tree_ = IndexFileAccess::body(file.tree(name));
 }
 
 Value TypedIndex::parse(std::string_view text) const {

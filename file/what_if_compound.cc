@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 
 namespace pbtree {
 
@@ -53,7 +54,7 @@ CompoundWhatIfReport compound_what_if(IndexFile& file, const std::string& name,
   std::vector<std::string> storage;
   KeyBuffer kb;
   uint64_t n = 0;
-  for (Cursor c = file.tree(name).scan(); c.valid(); c.next(), ++n) {
+  for (Cursor c = btree_of(file, name).scan(); c.valid(); c.next(), ++n) {
     if (on_entries && n % kWhatIfProgressEvery == 0 && n != 0) on_entries(n);
     const auto values = compound_key_values(def, c.key(), storage);
     if (!values) {

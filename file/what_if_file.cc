@@ -8,6 +8,7 @@
 
 #include "btree/btree.h"
 #include "btree/what_if.h"
+#include "file/index_file_access.h"
 
 namespace pbtree {
 
@@ -32,7 +33,7 @@ WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_e
   o.layouts = layouts;
   WhatIfEstimator estimator(o);
   uint64_t i = 0;
-  for (Cursor c = file.tree(name).scan(); c.valid(); c.next(), ++i) {
+  for (Cursor c = btree_of(file, name).scan(); c.valid(); c.next(), ++i) {
     if (on_entries && i % kWhatIfProgressEvery == 0 && i != 0) on_entries(i);
     if (i % sample_every != 0) continue;
     try {

@@ -29,6 +29,7 @@
 #include "btree/btree.h"
 #include "btree/radix_sort.h"
 #include "file/entry_runs.h"
+#include "file/index_file_access.h"
 
 namespace {
 
@@ -159,7 +160,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         EntryBatch b = batch_of(0, rows.size());
         file->set_build_threads(threads);
         file->bulk_load(def, b);
-        check(file->tree(def.name), model, what + " bulk_load, threads " + std::to_string(threads));
+        check(btree_of(*file, def.name), model,
+              what + " bulk_load, threads " + std::to_string(threads));
       }
       {
         def.name = "R_" + l;
@@ -172,7 +174,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         RunMerge merge(rf, spilled, descending, size_t{1} << 20);
         file->bulk_load_sorted(def, merge);
-        check(file->tree(def.name), model, what + " runs " + std::to_string(runs));
+        check(btree_of(*file, def.name), model, what + " runs " + std::to_string(runs));
       }
       {
         def.name = "A_" + l;
@@ -180,13 +182,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         EntryBatch first = batch_of(0, at);
         file->bulk_load(def, first);
         EntryBatch rest = batch_of(at, rows.size());
-        if (rest.size() != 0) file->tree(def.name).insert_batch(rest);
-        check(file->tree(def.name), model, what + " append at " + std::to_string(at));
+        if (rest.size() != 0) btree_of(*file, def.name).insert_batch(rest);
+        check(btree_of(*file, def.name), model, what + " append at " + std::to_string(at));
       }
       {
         def.name = "I_" + l;
         file->create_index(def);
-        BTree& tree = file->tree(def.name);
+        BTree& tree = btree_of(*file, def.name);
         for (const Entry& e : rows) tree.insert(e.first, e.second);
         check(tree, model, what + " inserts");
       }

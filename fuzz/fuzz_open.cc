@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/page_file.h"
@@ -79,7 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // can hold means a loop), a lookup, then verify().
     index_file->set_cache_frames(16);
     for (const IndexInfo& info : index_file->indexes()) {
-      BTree& tree = index_file->tree(info.def.name);
+      BTree& tree = btree_of(*index_file, info.def.name);
       const uint64_t cap = uint64_t{index_file->page_count()} * index_file->page_size();
       try {
         uint64_t seen = 0;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "page/page_file.h"
 #include "page/wal.h"
 
@@ -102,7 +103,7 @@ const Pristine& pristine() {
       def.format = default_key_format(def.type);
       def.unique = true;
       f->create_index(def);
-      BTree& t = f->tree("I");
+      BTree& t = btree_of(*f, "I");
       KeyBuffer k;
       for (int v = 1; v <= 300; ++v) {
         build_key(def.type, def.format, parse_value(def.type, std::to_string(v)), false, k);
@@ -171,7 +172,7 @@ void fix_log(std::vector<uint8_t>& log, bool keep_numbers, bool own_file, const 
 
 // A scan (bounded) and verify of index I; CorruptError and KeyError are expected outcomes.
 void read_index(IndexFile& file) {
-  BTree& tree = file.tree("I");
+  BTree& tree = btree_of(file, "I");
   const uint64_t cap = uint64_t{file.page_count()} * file.page_size();
   try {
     uint64_t seen = 0;
@@ -185,7 +186,7 @@ void read_index(IndexFile& file) {
 
 void open_and_read(bool writable) {
   try {
-    auto f = IndexFile::open(db_path(), writable, no_sync_io());
+    auto f = IndexFile::open(db_path(), {.writable = writable, .io = &no_sync_io()});
     f->set_cache_frames(16);
     if (f->find_index("I")) read_index(*f);
     if (writable) f->close();

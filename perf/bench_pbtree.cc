@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "page/buffer_pool.h"
 #include "perf/bench_common.h"
 
@@ -62,8 +63,8 @@ struct PbtreeScanFixture {
     id_bytes_per_entry = idx->analyze("ID").bytes_per_entry;
     col_bytes_per_entry = idx->analyze("COL").bytes_per_entry;
     idx->set_cache_frames(idx->page_count() + 64);
-    id_tree = &idx->tree("ID");
-    col_tree = &idx->tree("COL");
+    id_tree = &btree_of(*idx, "ID");
+    col_tree = &btree_of(*idx, "COL");
     uint64_t sum = 0;
     full(sum);
     for (Cursor c = id_tree->scan(); c.valid(); c.next()) sum += c.record_number();
@@ -160,7 +161,7 @@ struct ColdFixture {
     }
     idx = IndexFile::open_or_create(path, kBenchPageSize);
     idx->set_cache_frames(kColdFrames);
-    tree = &idx->tree("ID");
+    tree = &btree_of(*idx, "ID");
   }
   uint64_t point(int64_t id) {
     tree->find(make_key(fc, id, kb), found);
@@ -285,12 +286,13 @@ void register_batch_insert(uint64_t rows) {
           // Room for every page and the batch's new ones; the index warmed by a full scan.
           idx->set_cache_frames(2 * idx->page_count() + 1024);
           uint64_t warm = 0;
-          for (Cursor c = idx->tree("COL").scan(); c.valid(); c.next()) warm += c.record_number();
+          for (Cursor c = btree_of(*idx, "COL").scan(); c.valid(); c.next())
+            warm += c.record_number();
           benchmark::DoNotOptimize(warm);
           st.ResumeTiming();
           wall.time([&] {
-            idx->tree("COL").insert_batch(batch);
-            idx->flush();
+            btree_of(*idx, "COL").insert_batch(batch);
+            idx->commit();
           });
           st.PauseTiming();
           idx.reset();
@@ -355,11 +357,11 @@ struct InsertEnv {
     idx = IndexFile::open_or_create(dir.file("insert.pbt"), kBenchPageSize);
     idx->create_index(make_def(fc, "ID", true));
     idx->set_cache_frames(rows * 48 / kBenchPageSize + 1024);
-    tree = &idx->tree("ID");
+    tree = &btree_of(*idx, "ID");
   }
   // Writes every page (IndexFile::flush) and returns file pages × page size / rows.
   double bytes_per_entry(uint64_t rows) {
-    idx->flush();
+    idx->commit();
     return double(idx->page_count()) * kBenchPageSize / double(rows);
   }
 };

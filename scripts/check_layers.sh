@@ -52,6 +52,46 @@ if [ -d include/pbtree ]; then
   done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]+<(util|keys|page|node|btree|file|firebird|tools)/' include/pbtree/*.h || true)
 fi
 
+# The CLI: internal headers only by the named list (scripts/tools_internal_includes.txt).
+if [ -d tools ] && [ -f scripts/tools_internal_includes.txt ]; then
+  declare -A TOOLS_OK=()
+  while read -r f h; do
+    [[ -z "$f" || "$f" == \#* ]] && continue
+    TOOLS_OK["$f $h"]=1
+  done < scripts/tools_internal_includes.txt
+  while IFS= read -r hit; do
+    file="${hit%%:*}"
+    rest="${hit#*:}"
+    line="${rest%%:*}"
+    inc="$(sed -E 's/.*#include "([^"]+)".*/\1/' <<<"$rest")"
+    if [ -z "${TOOLS_OK["$file $inc"]:-}" ]; then
+      echo "$file:$line: tools -> $inc: not on the list of internal headers the CLI may use (scripts/tools_internal_includes.txt); use <pbtree/...>"
+      fail=1
+    fi
+  done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"(util|keys|page|node|btree|file|firebird)/' tools --include='*.h' --include='*.cc' || true)
+fi
+
+# Installed headers name no type or header that is not installed: no internal class or struct
+# (declared under util keys page node btree file firebird tools and not in include/pbtree),
+# and no path of an internal source file, in code or comments.
+if [ -d include/pbtree ]; then
+  public_names="$(grep -ohE '^[[:space:]]*(class|struct)[[:space:]]+[A-Z][A-Za-z0-9_]*' include/pbtree/*.h \
+    | awk '{print $2}' | sort -u)"
+  internal_names="$(grep -rohE '^(class|struct)[[:space:]]+[A-Z][A-Za-z0-9_]*[[:space:]]*(:|\{|final)' \
+    util keys page node btree file firebird tools --include='*.h' 2>/dev/null \
+    | awk '{print $2}' | tr -d ':{' | sort -u | comm -23 - <(echo "$public_names"))"
+  for name in $internal_names; do
+    while IFS= read -r hit; do
+      echo "$hit: installed header names $name, which is not installed"
+      fail=1
+    done < <(grep -nwE "$name" include/pbtree/*.h || true)
+  done
+  while IFS= read -r hit; do
+    echo "$hit: installed header cites a source file that is not installed"
+    fail=1
+  done < <(grep -nE '(^|[^a-z_/<])(util|keys|page|node|btree|file|firebird|tools|tests|perf|fuzz)/[a-z_]+\.(h|cc)' include/pbtree/*.h || true)
+fi
+
 if [ $fail != 0 ]; then
   echo "check_layers: include edges outside the table (docs/ARCHITECTURE.md)" >&2
   exit 1

@@ -2,14 +2,20 @@
 # Installs the Debian 12 packages pbtree needs to build, test and benchmark, but only those
 # not installed yet (apt-get update runs only if something is missing). Non-interactive;
 # run as root (or with sudo available).
-# Usage: scripts/install-deps.sh [--bench]   (--bench adds what the benchmark runs and the
-# report need beyond the tests: fio, matplotlib, and chromium to look at perf/results.html)
+# Usage: scripts/install-deps.sh [--demo | --bench]
+#   --demo: only what building the library and the CLI needs (the README's first command)
+#   --bench: adds what the benchmark runs and the report need beyond the tests: fio,
+#            matplotlib, and chromium to look at perf/results.html
 set -euo pipefail
 
-PACKAGES=(
+# The library and the CLI (-DPBTREE_BUILD_TESTS=OFF -DPBTREE_BUILD_BENCH=OFF).
+DEMO_PACKAGES=(
   build-essential cmake ninja-build pkg-config
-  libboost-dev libtbb-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
-  libzstd-dev zstd libcli11-dev libfmt-dev nlohmann-json3-dev libisal-dev python3
+  libboost-dev libtbb-dev libzstd-dev zstd libcli11-dev libfmt-dev nlohmann-json3-dev libisal-dev
+)
+PACKAGES=(
+  "${DEMO_PACKAGES[@]}"
+  libgtest-dev libgmock-dev googletest libbenchmark-dev python3
   # benchmark peers
   libsqlite3-dev liblmdb-dev libabsl-dev librocksdb-dev
   # libFuzzer targets (fuzz/, PBTREE_FUZZ): clang 14 and its runtime (fuzzer, sanitizers)
@@ -20,7 +26,9 @@ PACKAGES=(
   firebird3.0-server-core firebird3.0-utils
 )
 
-if [ "${1:-}" = "--bench" ]; then
+if [ "${1:-}" = "--demo" ]; then
+  PACKAGES=("${DEMO_PACKAGES[@]}")
+elif [ "${1:-}" = "--bench" ]; then
   # perf/memory_limited.sh (disk's random read rate) and perf/report.py's charts; chromium
   # renders perf/results.html headless to check it
   PACKAGES+=(fio python3-matplotlib chromium)

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <pbtree/index_file.h>
 #include <pbtree/keys.h>
+#include <pbtree/version.h>
 
 #include <CLI/CLI.hpp>
 #include <charconv>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "btree/level_stats.h"
+#include "file/index_file_access.h"
 #include "file/index_root.h"
 #include "page/file_lock.h"
 #include "tools/cli_checks.h"
@@ -246,7 +248,7 @@ void run_stat(const StatArgs& a, std::ostream& out, std::ostream& err) {
   auto file = IndexFile::open(a.db);
   if (a.io) {
     // The last checkpoint's cost, from the header page (page/file_header.h, page/wal.h).
-    CheckpointStats c = file->last_checkpoint();
+    CommitStats c = file->last_checkpoint();
     out << fmt::format(
         "Last checkpoint: {}, pages written: {}, bytes written: {}, bytes synced: {}\n",
         c.checkpoint, c.pages_written, c.bytes_written, c.bytes_synced);
@@ -304,7 +306,7 @@ void run_stat(const StatArgs& a, std::ostream& out, std::ostream& err) {
     if (info.def.auto_format) choice = recompute_auto_choice(*file, info.def.name);
     std::optional<TreeShape> shape;
     if (a.levels) {
-      shape = analyze_tree_shape([&](uint32_t p, uint8_t* buf) { file->read_page(p, buf); },
+      shape = analyze_tree_shape([&](uint32_t p, uint8_t* buf) { read_file_page(*file, p, buf); },
                                  info.root_page, file->page_size(), file->page_count(),
                                  info.def.descending);
     }
@@ -336,7 +338,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                  "Milliseconds a writing command waits for another writer to finish before "
                  "failing with exit code 3 (default 0: fail at once)")
       ->check(wait_ms_check());
-  app.set_version_flag("--version", std::string("pbtree ") + PBTREE_VERSION);
+  app.set_version_flag("--version", std::string("pbtree ") + PBTREE_VERSION_STRING);
   // Usage errors start with "pbtree: " like every other error (CLI11's own text after it).
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {
     return "pbtree: " + CLI::FailureMessage::simple(a, e);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "file/index_file_access.h"
 #include "firebird/fdb_catalog.h"
 #include "firebird/fdb_stat.h"
 #include "firebird/fdb_what_if.h"
@@ -206,8 +207,8 @@ void run_report(const std::string& path, const std::string& output) {
       }
       r.stats = file->analyze(info.def.name);
       r.shape =
-          analyze_tree_shape([&](uint32_t p, uint8_t* b) { file->read_page(p, b); }, info.root_page,
-                             page_size, file->page_count(), info.def.descending);
+          analyze_tree_shape([&](uint32_t p, uint8_t* b) { read_file_page(*file, p, b); },
+                             info.root_page, page_size, file->page_count(), info.def.descending);
       // The prediction is a part of the page: one that cannot be made says why, the rest of
       // the report stands.
       try {

@@ -37,7 +37,7 @@ void add_checkpoint_command(CLI::App& app, TreeCommands& commands) {
       "Exit 0 when done; exit 3 when another writer holds the file or readers still hold\n"
       "snapshots after --wait.");
   commands.add(sub, [args](std::ostream& out, std::ostream&) {
-    auto file = IndexFile::open(args->db, true);
+    auto file = IndexFile::open(args->db, {.writable = true});
     // Frames folded in at open (a log left by a writer) count as copied by this command.
     const WalRecovery folded = file->log_recovery();
     const uint32_t frames = (folded.replayed ? folded.frames : 0) + file->log_committed_frames();
@@ -60,7 +60,7 @@ void add_backup_command(CLI::App& app, TreeCommands& commands) {
   sub->add_option("db", args->db, "Index file")->required();
   sub->add_option("dest", args->dest, "New file (must not exist)")->required();
   commands.add(sub, [args](std::ostream& out, std::ostream&) {
-    auto file = IndexFile::open(args->db, false);
+    auto file = IndexFile::open(args->db);
     file->backup(args->dest);
     out << fmt::format("backup: {} -> {}: {} pages\n", args->db, args->dest, file->page_count());
   });

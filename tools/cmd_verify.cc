@@ -21,6 +21,7 @@
 
 #include "btree/btree.h"
 #include "btree/tree_walk.h"
+#include "file/index_file_access.h"
 #include "file/index_root.h"
 #include "node/btree_page.h"
 #include "node/jump_table.h"
@@ -96,7 +97,7 @@ IndexFigures walk_index(const std::string& db, const IndexInfo& info, const Inde
     progress.add();
     BtreePageImage img;
     try {
-      file.read_page(p, buf.data(), static_cast<uint8_t>(PageType::Btree));
+      read_file_page(file, p, buf.data(), static_cast<uint8_t>(PageType::Btree));
       img = decode_page(buf.data(), ps);
     } catch (const std::exception& e) {
       violations.push_back(fmt::format("index {}: {}", info.def.name, e.what()));
@@ -147,7 +148,7 @@ void run_verify(const VerifyArgs& a, std::ostream& out, std::ostream& err) {
   std::vector<std::string> violations;
   std::unique_ptr<IndexFile> index_file;
   try {
-    index_file = IndexFile::open(a.db, false);
+    index_file = IndexFile::open(a.db);
   } catch (const CorruptError& e) {
     out << "violation: " << e.what() << "\n";
     throw CommandFailed(fmt::format("verify: {}: 1 violation", a.db));
@@ -216,7 +217,7 @@ void run_verify(const VerifyArgs& a, std::ostream& out, std::ostream& err) {
       progress.set(p + 1);
       if (owner[p] != 0) continue;
       try {
-        file.read_page(p, buf.data(), 0);
+        read_file_page(file, p, buf.data(), 0);
       } catch (const std::exception& e) {
         violations.push_back(e.what());
         continue;

@@ -1,10 +1,11 @@
 // IndexSession: one index of a pbtree file as a living B-tree, through IndexFile::tree() and
-// IndexFile::flush() (file/index_file.h), with a small page cache sized for one command.
+// IndexFile::commit() (<pbtree/index_file.h>), with a small page cache sized for one command.
 #include "tools/index_session.h"
 
 #include <fmt/format.h>
 #include <pbtree/index_file.h>
 
+#include "file/index_file_access.h"
 #include "page/buffer_pool.h"
 
 namespace pbtree::tools {
@@ -39,12 +40,12 @@ IndexSession::~IndexSession() {
 std::unique_ptr<IndexSession> IndexSession::open(const std::string& path, const std::string& name,
                                                  bool writable) {
   auto impl = std::make_unique<Impl>();
-  impl->file = IndexFile::open(path, writable);
+  impl->file = IndexFile::open(path, {.writable = writable});
   auto info = impl->file->find_index(name);
   if (!info) throw impl->file->no_index_error(name);
   impl->info = *info;
   impl->file->set_cache_frames(BufferPool::frames_for(kSessionPoolBytes, impl->file->page_size()));
-  impl->tree = &impl->file->tree(name);
+  impl->tree = &btree_of(*impl->file, name);
   return std::unique_ptr<IndexSession>(new IndexSession(std::move(impl)));
 }
 
@@ -59,7 +60,7 @@ uint32_t IndexSession::page_size() const {
 }
 
 void IndexSession::commit() {
-  impl_->file->flush();
+  impl_->file->commit();
   impl_->committed = true;
 }
 

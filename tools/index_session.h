@@ -1,7 +1,7 @@
 // One index of a pbtree file opened as a living B-tree for the command-line tools: a thin
-// wrapper over IndexFile::open + tree(name) + flush() with a page cache sized for one
+// wrapper over IndexFile::open + tree(name) + commit() with a page cache sized for one
 // command. commit() writes every dirty page, fsyncs, then rewrites the index root page and
-// header and fsyncs again (IndexFile::flush). Pages the tree released and did not reuse stay
+// header and fsyncs again (IndexFile::commit). Pages the tree released and did not reuse stay
 // in the file as b-tree pages flagged btr_released; `pbtree verify` counts them as free.
 // A writable session destroyed without commit() (a change failed half-way) rolls back
 // (IndexFile::rollback): nothing of it reaches the log or the file.

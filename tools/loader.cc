@@ -20,6 +20,7 @@
 #include "tools/compound_cli.h"
 #include "tools/load_pipeline.h"
 #include "tools/progress.h"
+#include "tools/stat_format.h"
 
 namespace pbtree::tools {
 

@@ -141,4 +141,25 @@ std::string format_comparison_table(const std::vector<TableRow>& rows) {
   return out;
 }
 
+std::string describe_choice(const TypeSpec& type, const KeyFormatChoice& c) {
+  const std::string_view chosen = key_format_name(c.format);
+  if (allowed_key_formats(type).size() == 1) {
+    return fmt::format("{} (auto: the only format of {})", chosen, type.name());
+  }
+  const uint64_t percent = 100 / kAutoSampleEvery;
+  if (c.format != c.default_format) {
+    return fmt::format("{} (auto: {:.2f} vs {:.2f} bytes/entry on a {}% sample, {:.2f}x)", chosen,
+                       c.best_bytes, c.default_bytes, percent, c.ratio);
+  }
+  if (c.best == c.default_format) {
+    return fmt::format("{} (auto: the smallest, {:.2f} bytes/entry on a {}% sample)", chosen,
+                       c.default_bytes, percent);
+  }
+  return fmt::format(
+      "{} (auto: kept the default; {} {:.2f} vs {:.2f} bytes/entry on a {}% sample, {:.2f}x < "
+      "{:.2f}x)",
+      chosen, key_format_name(c.best), c.best_bytes, c.default_bytes, percent, c.ratio,
+      kAutoMinGain);
+}
+
 }  // namespace pbtree::tools

@@ -25,7 +25,7 @@ std::string format_extra_lines(const IndexInfo& info, const IndexStats& stats, u
 
 /// The line `pbtree stat` prints after the gstat block of an index whose key format was
 /// chosen by --key-format auto: "\tLayout: firebird, key format: decimal128 (auto: 6.05 vs
-/// 12.10 bytes/entry on a 25% sample, 2.00x)\n" (describe_choice() of btree/what_if.h).
+/// 12.10 bytes/entry on a 25% sample, 2.00x)\n" (describe_choice()).
 std::string format_choice_line(const IndexInfo& info, const KeyFormatChoice& choice);
 
 /// One JSON object on one line (tools/json_out.h) with keys name, id, type, key_format, unique,
@@ -49,5 +49,11 @@ struct TableRow {
 /// Aligned table: index, type, key format, depth, leaf buckets, avg node length, avg key
 /// length, compression ratio, bytes per entry; a header line, a rule, one line per row.
 std::string format_comparison_table(const std::vector<TableRow>& rows);
+
+/// The CLI's text for what --key-format auto chose and why:
+/// "decimal128 (auto: 6.05 vs 12.10 bytes/entry on a 25% sample, 2.00x)" or, default kept,
+/// "rescaled-double (auto: kept the default; decimal128 8.10 vs 8.50 bytes/entry on a 25%
+/// sample, 1.05x < 1.20x)"; one allowed format: "bcd (auto: the only format of int128)".
+std::string describe_choice(const TypeSpec& type, const KeyFormatChoice& choice);
 
 }  // namespace pbtree::tools

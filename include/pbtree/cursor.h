@@ -31,6 +31,7 @@ class IndexCursor {
 
  private:
   friend class TypedIndex;
+  friend class Tree;
   struct State;
   explicit IndexCursor(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;

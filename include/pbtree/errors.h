@@ -57,12 +57,12 @@ class UsageError : public Error {
 };
 
 /// A duplicate: a unique index would get two equal non-NULL keys, or any index an equal (key,
-/// record number) pair. Thrown by BTree::insert, BTree::insert_batch and IndexFile::bulk_load.
-/// `index`: the index name. `value`: the key as the CLI prints it (key_value_text).
-/// `record_number`: for a unique violation the record number already stored (bulk_load: the
-/// first of the two in index order), for an equal pair the repeated one. `tag_a`/`tag_b`:
-/// the callers' tags of the two entries (bulk_load; insert_batch sets tag_b to the new
-/// entry's tag; 0 where there is none). Messages, e.g.
+/// record number) pair. Thrown by Tree::insert, Tree::insert_batch, TypedIndex::insert and
+/// IndexFile::bulk_load. `index`: the index name. `value`: the key as the CLI prints it
+/// (key_value_text). `record_number`: for a unique violation the record number already stored
+/// (bulk_load: the first of the two in index order), for an equal pair the repeated one.
+/// `tag_a`/`tag_b`: the callers' tags of the two entries (bulk_load; insert_batch sets tag_b to the
+/// new entry's tag; 0 where there is none). Messages, e.g.
 ///   unique index U: value -5 already exists (record 1000001)
 ///   index I: entry (5, 7) already exists
 ///   unique index U: value 7 appears twice (entries 2 and 4)       (bulk_load)

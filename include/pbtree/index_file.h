@@ -1,11 +1,14 @@
-// The public face of a pbtree file: create or open it, list its indexes, bulk-build a new
-// index from (key, record number) pairs, and compute gstat statistics of an index.
+// The public face of a pbtree file: create or open it (OpenOptions), list its indexes,
+// bulk-build a new index from (key, record number) pairs, drive one index with normalized keys
+// (Tree), commit, checkpoint, back up, and compute gstat statistics of an index.
 // Layout of the file: docs/FORMAT.md.
 #pragma once
 
+#include <pbtree/cursor.h>
 #include <pbtree/errors.h>
 #include <pbtree/io.h>
 #include <pbtree/keys.h>
+#include <pbtree/search.h>
 #include <pbtree/stats.h>
 #include <pbtree/types.h>
 
@@ -62,7 +65,7 @@ struct SortedEntry {
 
 /// Entries already in index order: key (compare_keys with the index's descending flag), then
 /// record number, then tag. Used to bulk-build from more entries than fit in memory (sorted
-/// runs merged from temporary files, tools/load_pipeline.h).
+/// runs merged from temporary files).
 class SortedEntrySource {
  public:
   virtual ~SortedEntrySource() = default;
@@ -71,37 +74,108 @@ class SortedEntrySource {
   virtual bool next(SortedEntry& entry) = 0;
 };
 
-class BTree;
+/// How IndexFile::open opens a file; designated initializers read well:
+/// `IndexFile::open(path, {.writable = true, .busy_timeout_ms = 5000})`.
+struct OpenOptions {
+  /// The one writer of the file; otherwise a read-only snapshot of the last commit.
+  bool writable = false;
+  /// Writable: how long, in milliseconds, to wait while another writer (another process or
+  /// another IndexFile here) holds the file, before LockedError. -1: the process default (0
+  /// unless changed); 0: fail at once.
+  int busy_timeout_ms = -1;
+  /// Memory budget of the buffer pool in bytes (IndexFile::set_cache_bytes); 0: the default
+  /// (64 MiB worth of frames).
+  size_t cache_bytes = 0;
+  /// Threads bulk_load builds leaf pages on (IndexFile::set_build_threads); 0: one per core.
+  uint32_t build_threads = 0;
+  /// Every system call goes through it (tests inject faults); nullptr: posix_io(). Must
+  /// outlive the IndexFile.
+  Io* io = nullptr;
+};
+
+class IndexFile;
+struct IndexFileAccess;  // the library's own access to the state behind the handles
+
+/// One index of an IndexFile, driven with normalized keys (<pbtree/keys.h> builds them;
+/// TypedIndex in <pbtree/typed_index.h> does it from values). A cheap handle: copy it
+/// freely; it stays valid until its IndexFile is destroyed or rolled back.
+/// Threads: many concurrent readers (find, contains, scan) plus one writer (insert,
+/// insert_batch, remove); IndexFile::commit() must not run concurrently with a writer.
+/// Processes: those of IndexFile (docs/LIBRARY.md).
+class Tree {
+ public:
+  /// Inserts (key, recno). Throws DuplicateKeyError (the pair exists, or in a unique index
+  /// an equal non-NULL key exists), KeyError (key.size() >= page_size / 4), UsageError
+  /// (recno > kMaxRecordNumber, or the tree would grow deeper than the format's 16 levels;
+  /// checked before any page changes), ReadOnlyError (file opened read-only). The tree is
+  /// unchanged on any error.
+  void insert(std::span<const uint8_t> key, uint64_t recno);
+  /// Inserts many entries at once (any order; sorted here): the leaves they fall into are
+  /// rewritten once each, full as a bulk load fills pages. The same errors as insert(),
+  /// checked for the whole batch before any page changes. Readers must not run concurrently
+  /// with it. Returns the number of entries added.
+  uint64_t insert_batch(EntryBatch& entries);
+  /// Removes exactly (key, recno). Throws UsageError if absent, ReadOnlyError.
+  void remove(std::span<const uint8_t> key, uint64_t recno);
+  /// Record numbers of every entry whose key equals `key`, ascending. Throws CorruptError,
+  /// IoError.
+  std::vector<uint64_t> find(std::span<const uint8_t> key) const;
+  /// The same into `out` (cleared first; its capacity is reused, so a lookup loop does not
+  /// allocate).
+  void find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const;
+  /// True if (key, recno) is in the index.
+  bool contains(std::span<const uint8_t> key, uint64_t recno) const;
+  /// A cursor over `range` (<pbtree/search.h>; empty: every entry), positioned on its first
+  /// entry (check valid()).
+  IndexCursor scan(ScanRange range = {}) const;
+  /// Walks every level and checks the structure (page types, levels, key order in and
+  /// across pages, sibling links, separators, jump nodes). Throws CorruptError naming the
+  /// page. Not to be called concurrently with writes.
+  TreeCheck verify() const;
+  /// The current root page number.
+  uint32_t root() const;
+  /// The index's definition (name, type, key format, flags, layout).
+  const IndexDefinition& definition() const;
+
+  class Body;  ///< the library's B-tree behind the handle (not installed)
+
+ private:
+  friend class IndexFile;
+  friend struct IndexFileAccess;
+  explicit Tree(Body* body) : body_(body) {}
+  Body* body_;
+};
 
 /// One pbtree file. Not thread-safe (one user at a time), except that the
-/// BTree objects from tree() take many concurrent readers plus one writer.
+/// Tree handles from tree() take many concurrent readers plus one writer.
 class IndexFile {
  public:
   /// Opens `path`, creating it with `page_size` if it does not exist (under a temporary name
   /// moved into place, never over a file another process created meanwhile: that one is
-  /// opened instead; file/file_create.h). page_size 0 means: the
+  /// opened instead). page_size 0 means: the
   /// existing file's size, or kDefaultPageSize for a new file. Throws UsageError if the file
   /// exists with another page size or page_size is not in kPageSizes; IoError, CorruptError.
   static std::unique_ptr<IndexFile> open_or_create(const std::string& path, uint32_t page_size);
-  /// Opens an existing file, recovering its write-ahead log "<path>-wal" first (page/wal.h:
-  /// a committed batch is replayed, anything else dropped; read-only opens read a committed
-  /// batch from the log without writing). Writable opens start the log. All system calls go
-  /// through `io` (tests inject page/io.h's FaultyIo). Throws IoError (missing file),
-  /// CorruptError.
-  /// Writable: the one writer of the file; a second writer anywhere (another process or
-  /// another IndexFile here) waits up to `busy_timeout_ms` ms (-1: default_busy_timeout_ms()
-  /// of page/file_lock.h, 0 at start) and then gets LockedError. Read-only: a snapshot of the
-  /// last commit, held until the object is destroyed (it defers checkpoints meanwhile).
+  /// Opens an existing file, recovering its write-ahead log "<path>-wal" first (a committed
+  /// batch is replayed, anything else dropped; read-only opens read a committed batch from
+  /// the log without writing). Writable opens start the log. Throws IoError (missing file),
+  /// CorruptError, LockedError (options.writable and another writer kept the file past
+  /// options.busy_timeout_ms), UsageError (a bad option).
+  /// Writable: the one writer of the file. Read-only: a snapshot of the last commit, held
+  /// until the object is destroyed (it defers checkpoints meanwhile).
   /// Processes, locks and the log: docs/LIBRARY.md, docs/FORMAT.md §3.
-  static std::unique_ptr<IndexFile> open(const std::string& path, bool writable = false,
-                                         Io& io = posix_io(), int busy_timeout_ms = -1);
+  static std::unique_ptr<IndexFile> open(const std::string& path, const OpenOptions& options = {});
   /// Rolls back what was not committed (the same whether the scope is left normally or by an
   /// exception), then closes; never throws. Call commit() or close() to keep changes.
   ~IndexFile();
 
-  /// Commit: makes every change through tree() durable (the log written and synced; see
-  /// flush(), the former name). Throws IoError (the file must then be reopened and is at the
-  /// previous commit), ReadOnlyError.
+  /// Commit: makes every change through tree() durable. The dirty pages, the index root page
+  /// (if a root changed), the freed pages (as free-list pages) and the header go to the log
+  /// with a commit record, and the log is synced: the commit point and the last I/O. The
+  /// pages reach the file at the next checkpoint, close, or recovery at the next open.
+  /// Nothing changed: nothing written. Must not run concurrently with inserts/removes.
+  /// Throws IoError (the file must then be reopened and is at the previous commit),
+  /// ReadOnlyError.
   void commit();
   /// Commits pending changes, tries a checkpoint (without waiting for readers) and closes the
   /// file, releasing its locks. Throws IoError if any of it fails (the file is then closed
@@ -118,7 +192,7 @@ class IndexFile {
   /// through a temporary file in dest's directory, fsynced, then renamed without replacing
   /// (an existing dest is refused). Throws IoError, UsageError (dest exists).
   void backup(const std::string& dest);
-  /// What opening found in the log (page/wal.h).
+  /// What opening found in the log.
   WalRecovery log_recovery() const;
   /// Frames of committed batches still only in the log (0: the file alone is complete).
   uint32_t log_committed_frames() const;
@@ -130,7 +204,7 @@ class IndexFile {
   /// Pages on the persistent free list (header; pages freed in this session join it at the
   /// next checkpoint).
   uint32_t free_page_count() const;
-  /// The free list from its head, in chain order (page/file_header.h), each page read and
+  /// The free list from its head, in chain order, each page read and
   /// checked. Throws CorruptError: a page that is not a free page ("<path>: page 9: expected
   /// a free page, found a b-tree page"), a next pointer outside the file, a chain longer or
   /// shorter than the header's count (which also catches loops); IoError.
@@ -162,31 +236,25 @@ class IndexFile {
 
   /// Walks the index's leaves and computes gstat's figures. Throws UsageError (no such index),
   /// CorruptError (a malformed page on the way). `on_page`, if set, is called with each page
-  /// number the walk reads (a progress hook; tools/progress.h).
+  /// number the walk reads (a progress hook).
   IndexStats analyze(const std::string& name,
                      const std::function<void(uint32_t)>& on_page = {}) const;
-
-  /// Reads page `page_no` (page_size bytes) of this object's snapshot (the file plus the
-  /// committed log frames it saw at open) into `out`, checking checksum, page number and,
-  /// unless `expected_type` is 0, the page type (page/page_file.h). Throws IoError,
-  /// CorruptError.
-  void read_page(uint32_t page_no, uint8_t* out, uint8_t expected_type = 0) const;
 
   /// Creates an empty index (one empty root leaf) to fill with tree(name).insert(). Same
   /// checks and errors as bulk_load; durable on return.
   IndexInfo create_index(const IndexDefinition& def);
-  /// The living B-tree of index `name` (btree/btree.h) for lookups, scans, inserts and
-  /// removes, over this file's buffer pool. Pages come from those freed earlier in this
-  /// session, then from the free list, then from the end of the file; freed pages join the
-  /// free list and root changes go to the index root page at flush().
-  /// On a read-only file, insert/remove throw UsageError. Throws UsageError (no such index).
-  BTree& tree(const std::string& name);
-  /// Frames of the buffer pool behind tree(); default BufferPool::kDefaultBytes worth. Only
+  /// Index `name` for lookups, scans, inserts and removes with normalized keys, over this
+  /// file's buffer pool. Pages come from those freed earlier in this session, then from the
+  /// free list, then from the end of the file; freed pages join the free list and root
+  /// changes go to the index root page at commit(). On a read-only file, insert/remove
+  /// throw ReadOnlyError. Throws NotFoundError (no such index).
+  Tree tree(const std::string& name);
+  /// Frames (pages) of the buffer pool behind tree(); default 64 MiB worth. At least 8. Only
   /// before the first tree() call (UsageError after).
   void set_cache_frames(size_t frames);
   /// Sizes the buffer pool to a memory budget of `bytes`: as many frames as fit when each
   /// costs its page plus the page directory searches build for it (at most a quarter of the
-  /// page, node/page_directory.h), i.e. bytes / (page_size × 5/4), at least 8 frames. Give
+  /// page), i.e. bytes / (page_size × 5/4), at least 8 frames. Give
   /// it the memory left for this index (e.g. a container's limit minus the process's own
   /// needs): pages are then read once and searched from the pool, not re-read through the
   /// OS page cache. Only before the first tree() call (UsageError after).
@@ -194,34 +262,24 @@ class IndexFile {
   /// Threads bulk_load builds leaf pages on (0, the default: std::thread::hardware_concurrency).
   /// The file's bytes are the same at any count.
   void set_build_threads(uint32_t threads);
-  /// commit()'s former name. Makes every change through tree() durable. The previous checkpoint's
-  /// batch goes into the file if the log still holds it; then the dirty pages, the index root page
-  /// (if a root changed), the freed pages (as free-list pages) and the header (checkpoint
-  /// counter + 1, page count, free list, this checkpoint's cost) go to the log with a commit
-  /// record, and the log is synced: the commit point and the last I/O (page/wal.h). The
-  /// pages reach the file later (next checkpoint, close, or recovery at the next open).
-  /// Nothing changed: no checkpoint. Must not run concurrently with inserts/removes. Throws
-  /// IoError; after one, the file must be reopened (the log refuses further work) and is at
-  /// the previous checkpoint.
-  void flush();
-  /// Drops every change through tree() since the last checkpoint (flush()): the trees and
+  /// Drops every change through tree() since the last commit: the trees and
   /// the buffer pool are discarded without writing their dirty pages, the log's uncommitted
   /// frames (pages evicted since) are dropped, and the header and index roots are read back
-  /// as of the last checkpoint. Nothing reaches the log's committed part or the file. BTree
-  /// references from tree() are invalid afterwards. The destructor does this instead of
-  /// flush() when it runs while an exception propagates. Throws IoError, CorruptError.
+  /// as of the last commit. Nothing reaches the log's committed part or the file. Tree
+  /// handles from tree() are invalid afterwards. The destructor does this instead of
+  /// commit() when it runs while an exception propagates. Throws IoError, CorruptError.
   void rollback();
   /// Cost of the last checkpoint (this session's, else the one recorded in the header):
-  /// pages and bytes written in place and bytes synced in the log (page/wal.h). A bulk load
+  /// pages and bytes written in place and bytes synced in the log. A bulk load
   /// counts its new pages (written straight into the file) in all three.
-  CheckpointStats last_checkpoint() const;
+  CommitStats last_checkpoint() const;
   /// Page numbers of the last checkpoint of this session (its batch in the log, header
   /// included), ascending (empty before the first).
   std::vector<uint32_t> last_checkpoint_pages() const;
 
-  struct Impl;
-
  private:
+  struct Impl;  // the state behind the handle
+  friend struct IndexFileAccess;
   explicit IndexFile(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -1,10 +1,12 @@
 // Normalized index keys: column types, key formats, values, and the byte strings whose
 // memcmp order is the value order (Firebird's `compress()` in src/jrd/btr.cpp, v3.0.14 ..
-// v5.0.4; see docs/FORMAT.md "Keys" and ../shared/reference/firebird-format.md §1).
+// v5.0.4; see docs/FORMAT.md "Normalized keys").
 //
 // This header is the whole public surface of the keys layer. Nothing here allocates while
 // building a key: callers pass a KeyBuffer (fixed 8192-byte array, Firebird 4+'s MAX_KEY).
 #pragma once
+
+#include <pbtree/errors.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -21,9 +23,10 @@ namespace pbtree {
 /// Every error from the keys layer: malformed value text, a value out of the type's range,
 /// a key format the type may not use, a key over the length limit. The message is complete
 /// and meant for the user (no file/line; callers add those).
-class KeyError : public std::runtime_error {
+/// CLI exit code 2, as UsageError.
+class KeyError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  using Error::Error;
 };
 
 /// Column types an index can be built on.
@@ -64,7 +67,7 @@ enum class KeyFormat : uint8_t {
   Decimal128 = 10,     ///< idx_decimal: Decimal128 key, bias 6176, pMax 34, 2..17 bytes (§1.5)
   Bcd = 13,  ///< idx_bcd: Int128 key, bias 128, pMax 39 (little-endian build), 2..19 bytes (§1.6)
   /// Not a key format: "the type's default_key_format()", IndexDefinition's default.
-  /// IndexFile::create_index/bulk_load and BTree resolve it (resolve_key_format); it is
+  /// IndexFile::create_index/bulk_load and Tree resolve it (resolve_key_format); it is
   /// never stored, and build_key refuses it with a KeyError.
   TypeDefault = 255,
 };

@@ -1,6 +1,6 @@
 // The umbrella header of pbtree's installed API: errors, the shared types, normalized keys,
 // SQL search semantics, the figures pbtree reports, injectable I/O, the index file, the
-// typed tree and its cursor, and what-if statistics.
+// typed tree and its cursor, what-if statistics, and the version.
 #pragma once
 
 #include <pbtree/cursor.h>
@@ -13,4 +13,5 @@
 #include <pbtree/tree.h>
 #include <pbtree/typed_index.h>
 #include <pbtree/types.h>
+#include <pbtree/version.h>
 #include <pbtree/what_if.h>

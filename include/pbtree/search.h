@@ -1,4 +1,4 @@
-// SQL search semantics (public; implemented in keys/search_key.cc): the search keys of
+// SQL search semantics: the search keys of
 // `pbtree find` and `pbtree scan`. Turns the text of a search value into normalized keys of an
 // index, following SQL comparison semantics rather than the strict
 // parsing of stored values (firebird-format.md §5 "Lookups with other types"):

@@ -36,17 +36,15 @@ struct TreeCheck {
   double avg_leaf_fill = 0;           ///< mean (btr_length - 39) / (page_size - 39), 0..1
 };
 
-/// What one commit cost. Also kept in the header page (page/file_header.h).
+/// What one commit cost. Also kept in the file's header page (docs/FORMAT.md "Header page").
 struct CommitStats {
-  uint64_t checkpoint = 0;     ///< commit number (header counter; the old name stays)
+  uint64_t checkpoint = 0;     ///< commit number (the header's counter)
   uint32_t pages_written = 0;  ///< pages of the batch, header included: logged at the commit,
                                ///< written in place when the log is checkpointed
   uint64_t bytes_written = 0;  ///< bytes those pages take in place: pages_written × page_size
   uint64_t bytes_synced = 0;   ///< bytes of the batch in the log made durable by fdatasync:
                                ///< frames × (24 + page_size) + 40
 };
-/// The former name of CommitStats (before "commit" and "checkpoint" took SQLite's meanings).
-using CheckpointStats = CommitStats;
 
 /// What opening found in the log.
 struct WalRecovery {

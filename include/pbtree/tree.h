@@ -1,6 +1,6 @@
 // The public tree: TypedIndex, one index of an IndexFile driven with typed values (insert,
 // remove, find, value-order scans, compound searches), with IndexCursor (<pbtree/cursor.h>)
-// for its scans. The living B-tree behind it (btree/btree.h) stays inside the library.
+// for its scans. The living B-tree behind it stays inside the library.
 #pragma once
 
 #include <pbtree/cursor.h>
@@ -18,8 +18,6 @@
 #include <vector>
 
 namespace pbtree {
-
-class BTree;
 
 /// A value outside its index's type (wrong kind, out of range, malformed text), or a raw key
 /// that is not a key of the index's format. The message names the index and shows the value
@@ -46,7 +44,7 @@ struct SearchResult {
 };
 
 /// Index `name` of `file` (which must outlive the handle). Thread and process rules: those of
-/// BTree and IndexFile (docs/LIBRARY.md).
+/// Tree and IndexFile (docs/LIBRARY.md).
 class TypedIndex {
  public:
   /// Throws UsageError ("<path>: no index named X").
@@ -82,7 +80,7 @@ class TypedIndex {
   /// parse_value() under the index's type (throws WrongTypeError).
   Value parse(std::string_view text) const;
 
-  // Compound indexes (issue 12; file/typed_compound.cc). One Value per segment, in segment
+  // Compound indexes. One Value per segment, in segment
   // order (Value::null() for a NULL segment); also accepted on a single-segment index (one
   // value). Throw WrongTypeError on a wrong count or a value outside its segment's type
   // (insert: "<file>: index C: segment 2: value of 3 bytes is too long for varchar(2)").
@@ -92,7 +90,7 @@ class TypedIndex {
   void remove(std::span<const Value> values, uint64_t recno);
   /// Entries whose first equal.size() segments equal `equal` (a NULL value: IS NULL) and
   /// whose next segment lies in `next`, as one key range with exact segment boundaries
-  /// (file/compound_search.h). Values are taken exactly (parse_value rules). Throws
+  /// Values are taken exactly (parse_value rules). Throws
   /// WrongTypeError, UsageError (more values than segments; a bound with every segment equal).
   SearchResult search(std::span<const Value> equal, const SegmentRange& next = {}) const;
   /// Tuple form: search(std::tuple{Value::of_text("US"), Value::exact(5)}).
@@ -106,7 +104,7 @@ class TypedIndex {
  private:
   IndexFile& file_;
   IndexInfo info_;
-  BTree* tree_;
+  Tree::Body* tree_;  // the B-tree behind file_.tree(info_.def.name)
 };
 
 }  // namespace pbtree

@@ -18,8 +18,7 @@ namespace pbtree {
 /// numbers, no implied length byte, suffix-truncated separators. Chosen per index.
 enum class NodeLayout : uint8_t { Firebird = 0, Compact = 1 };
 /// Every layout, in enum order: a new layout is added here with its enum value, and the
-/// combination matrix (tests/cli/combination_matrix_test.cc) then builds and checks every
-/// index in it too.
+/// project's combination-matrix test then builds and checks every index in it too.
 inline constexpr NodeLayout kNodeLayouts[] = {NodeLayout::Firebird, NodeLayout::Compact};
 
 /// Page sizes a file may have (bytes).

@@ -5,7 +5,6 @@
 // allowed format is exact and ordered) and fed to the library's bulk loader, whose pages go to
 // a counting sink, so the figures are those of a real bulk build into a new file. Also the
 // `--key-format auto` rule that picks a key format from such figures on a sample.
-// Implemented in btree/what_if.cc and file/what_if_file.cc.
 #pragma once
 
 #include <pbtree/keys.h>
@@ -30,17 +29,12 @@ class IndexFile;
 /// decimal128, bcd; int128, numeric(19..38): bcd; double: double; varchar: text.
 std::vector<KeyFormat> allowed_key_formats(const TypeSpec& type);
 
-/// True if this build's FastLoader codes `layout` (Firebird: always). Compact is detected by
-/// building two one-page trees with a small record-number delta and comparing their lengths,
-/// so it turns true by itself when the compact node coding is in FastLoader.
-bool layout_available(NodeLayout layout);
-
 /// "firebird" or "compact".
 std::string_view layout_name(NodeLayout layout);
 
 /// Predicted figures of one (key format, layout) after a bulk build into a new file (first
-/// page 2, the jump interval bulk_load uses). Leaf figures follow gstat (firebird-format.md
-/// §3.2, btree/stats.h); averages are 0 when nodes = 0.
+/// page 2, the jump interval bulk_load uses). Leaf figures follow gstat's (IndexStats);
+/// averages are 0 when nodes = 0.
 struct WhatIfRow {
   KeyFormat format = KeyFormat::Double;
   NodeLayout layout = NodeLayout::Firebird;
@@ -148,14 +142,9 @@ inline constexpr uint64_t kAutoSampleEvery = 4;
 
 /// Applies the rule to `rows` of `layout` (rows as finish() gives them): the format with the
 /// smallest used_bytes_per_entry wins if default_bytes / best_bytes >= kAutoMinGain, else the
-/// type's default stays. Throws std::invalid_argument if the default's row is missing.
+/// type's default stays. Throws UsageError if the default's row is missing.
 KeyFormatChoice choose_key_format(const TypeSpec& type, NodeLayout layout,
                                   const std::vector<WhatIfRow>& rows, uint64_t sample_entries);
-
-/// "decimal128 (auto: 6.05 vs 12.10 bytes/entry on a 25% sample, 2.00x)" or, default kept,
-/// "rescaled-double (auto: kept the default; decimal128 8.10 vs 8.50 bytes/entry on a 25%
-/// sample, 1.05x < 1.20x)"; one allowed format: "bcd (auto: the only format of int128)".
-std::string describe_choice(const TypeSpec& type, const KeyFormatChoice& choice);
 
 /// Recomputes the choice --key-format auto made for index `name`: a what_if() of the
 /// index's layout over every kAutoSampleEvery-th entry in index order (the same sample the

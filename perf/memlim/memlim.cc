@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 
 #ifdef PBTREE_BENCH_HAVE_LMDB
 #include <lmdb.h>
@@ -263,7 +264,7 @@ class PbtreeEngine : public Engine {
     } else {
       file_->set_cache_bytes(own_cache_bytes(budget));
     }
-    tree_ = &file_->tree("K");
+    tree_ = &pbtree::btree_of(*file_, "K");
   }
 
   void fold(const pbtree::Cursor& cur, Fold& f) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 
 namespace pbtree {
 namespace {
@@ -83,8 +84,8 @@ TEST(BtreeBatchInsert, MergeAppendFillsLeavesAsABulkBuildAndHoldsItsEntries) {
     all.add(k, i, i);
   }
   f->bulk_load(a, first);
-  EXPECT_EQ(f->tree("A").insert_batch(rest), 199000u);
-  f->flush();
+  EXPECT_EQ(btree_of(*f, "A").insert_batch(rest), 199000u);
+  f->commit();
   const IndexStats st = f->analyze("A");
   EXPECT_EQ(st.nodes, 200000u);
   EXPECT_GE(st.avg_leaf_fill, 0.90);
@@ -92,8 +93,8 @@ TEST(BtreeBatchInsert, MergeAppendFillsLeavesAsABulkBuildAndHoldsItsEntries) {
   const IndexStats sb = f->analyze("B");
   EXPECT_EQ(st.leaf_buckets, sb.leaf_buckets);
   EXPECT_EQ(st.depth, sb.depth);
-  EXPECT_EQ(entries_of(f->tree("A")), entries_of(f->tree("B")));
-  EXPECT_EQ(f->tree("A").verify().entries, 200000u);
+  EXPECT_EQ(entries_of(btree_of(*f, "A")), entries_of(btree_of(*f, "B")));
+  EXPECT_EQ(btree_of(*f, "A").verify().entries, 200000u);
 }
 
 TEST(BtreeBatchInsert, PagesARunGivesUpGoToTheFreeListAndAreReused) {
@@ -108,15 +109,15 @@ TEST(BtreeBatchInsert, PagesARunGivesUpGoToTheFreeListAndAreReused) {
   std::vector<int64_t> singles(3000);
   for (int64_t i = 0; i < 3000; ++i) singles[size_t(i)] = i * 10 + 5;
   std::shuffle(singles.begin(), singles.end(), std::mt19937_64(7));
-  for (int64_t v : singles) f->tree("R").insert(key_of(d, v), uint64_t(10000 + v));
-  f->flush();
+  for (int64_t v : singles) btree_of(*f, "R").insert(key_of(d, v), uint64_t(10000 + v));
+  f->commit();
   const uint32_t leaves_before = f->analyze("R").leaf_buckets;
   EXPECT_EQ(f->free_page_count(), 0u);
   // A batch touching every one of them rewrites them full: fewer pages, the rest freed.
   EntryBatch b1;
   for (int64_t i = 0; i < 3000; i += 50) b1.add(key_of(d, i * 10 + 1), uint64_t(20000 + i), 0);
-  f->tree("R").insert_batch(b1);
-  f->flush();
+  btree_of(*f, "R").insert_batch(b1);
+  f->commit();
   const uint32_t freed = f->free_page_count();
   EXPECT_GT(freed, 0u);
   EXPECT_EQ(f->analyze("R").leaf_buckets, leaves_before - freed);
@@ -124,10 +125,10 @@ TEST(BtreeBatchInsert, PagesARunGivesUpGoToTheFreeListAndAreReused) {
   // A batch that grows the run takes the freed pages before the file grows.
   EntryBatch b2;
   for (int64_t i = 0; i < 3000; ++i) b2.add(key_of(d, i * 10 + 2), uint64_t(30000 + i), 0);
-  f->tree("R").insert_batch(b2);
-  f->flush();
+  btree_of(*f, "R").insert_batch(b2);
+  f->commit();
   EXPECT_LT(f->free_page_count(), freed);
-  EXPECT_EQ(f->tree("R").verify().entries, 5000u + 3000u + 60u + 3000u);
+  EXPECT_EQ(btree_of(*f, "R").verify().entries, 5000u + 3000u + 60u + 3000u);
   EXPECT_GE(f->page_count(), pages);
 }
 
@@ -169,17 +170,17 @@ void run_model(NodeLayout layout, bool descending, bool unique) {
       batch.add(key_of(def, it->first), unique ? next_recno++ : it->second, 999999);
     }
     if (violate) {
-      EXPECT_THROW(f->tree("M").insert_batch(batch), UsageError);
+      EXPECT_THROW(btree_of(*f, "M").insert_batch(batch), UsageError);
       f->rollback();
       ++failures;
     } else {
-      EXPECT_EQ(f->tree("M").insert_batch(batch), added.size());
-      f->flush();
+      EXPECT_EQ(btree_of(*f, "M").insert_batch(batch), added.size());
+      f->commit();
       for (const auto& [v, r] : added) model.emplace(v, r);
     }
     if (round % 6 == 5) {  // reopen: the committed state is what survives
       f.reset();
-      f = IndexFile::open(path, true);
+      f = IndexFile::open(path, {.writable = true});
     }
     // The model in index order: (key, record number), keys in index order.
     std::vector<std::pair<Bytes, uint64_t>> expect;
@@ -188,8 +189,8 @@ void run_model(NodeLayout layout, bool descending, bool unique) {
       int c = compare_keys(x.first, y.first, descending);
       return c != 0 ? c < 0 : x.second < y.second;
     });
-    ASSERT_EQ(entries_of(f->tree("M")), expect) << "round " << round;
-    ASSERT_EQ(f->tree("M").verify().entries, model.size());
+    ASSERT_EQ(entries_of(btree_of(*f, "M")), expect) << "round " << round;
+    ASSERT_EQ(btree_of(*f, "M").verify().entries, model.size());
   }
   EXPECT_GT(failures, 0);
 }
@@ -214,14 +215,14 @@ TEST(BtreeBatchInsert, ViolationLeavesTheTreeUnchangedBeforeRollback) {
   EntryBatch b0;
   for (int64_t i = 0; i < 3000; ++i) b0.add(key_of(d, i), static_cast<uint64_t>(i), 0);
   f->bulk_load(d, b0);
-  const auto before = entries_of(f->tree("V"));
-  const uint32_t root = f->tree("V").root();
+  const auto before = entries_of(btree_of(*f, "V"));
+  const uint32_t root = btree_of(*f, "V").root();
   EntryBatch bad;
   bad.add(key_of(d, 5000), 7000, 1);
   bad.add(key_of(d, 17), 7001, 2);  // 17 is stored: unique violation
-  EXPECT_THROW(f->tree("V").insert_batch(bad), UsageError);
-  EXPECT_EQ(f->tree("V").root(), root);
-  EXPECT_EQ(entries_of(f->tree("V")), before);
+  EXPECT_THROW(btree_of(*f, "V").insert_batch(bad), UsageError);
+  EXPECT_EQ(btree_of(*f, "V").root(), root);
+  EXPECT_EQ(entries_of(btree_of(*f, "V")), before);
 }
 
 }  // namespace

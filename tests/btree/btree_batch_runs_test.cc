@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "node/btree_page.h"
 #include "node/page_image.h"
 #include "tests/support/btree_tree_fixture.h"
@@ -95,7 +96,7 @@ struct SmallBatchOutcome {
   size_t relinked = 0;             // other leaves that changed, in btr_left_sibling alone
   size_t changed_beyond_link = 0;  // other leaves that changed elsewhere
   size_t leaves_written = 0, nonleaf_written = 0, pages_written = 0, nonleaf_pages = 0;
-  uint32_t pages_counted = 0;  // CheckpointStats::pages_written
+  uint32_t pages_counted = 0;  // CommitStats::pages_written
   uint64_t entries = 0, expected_entries = 0;
 };
 
@@ -113,7 +114,7 @@ SmallBatchOutcome small_batch_outcome() {
     }
     f->bulk_load(d, base);
   }
-  BTree& tree = f->tree("BIG");
+  BTree& tree = btree_of(*f, "BIG");
   const uint32_t ps = f->page_size();
   const TreePages before = tree_pages(tree);
   std::map<uint32_t, Bytes> old_bytes;
@@ -140,14 +141,14 @@ SmallBatchOutcome small_batch_outcome() {
     batch.add(k, r, uint64_t(i));
   }
   tree.insert_batch(batch);
-  f->flush();
-  const TreePages after = tree_pages(f->tree("BIG"));
+  f->commit();
+  const TreePages after = tree_pages(btree_of(*f, "BIG"));
   // Leaves the batch does not fall into: byte-identical, or (the right neighbour of a run of
   // one leaf that grew) different in btr_left_sibling alone.
   std::set<uint32_t> relinked;
   for (uint32_t p : before.leaves) {
     if (touched.count(p) != 0) continue;
-    const Bytes now = page_bytes(f->tree("BIG"), p);
+    const Bytes now = page_bytes(btree_of(*f, "BIG"), p);
     if (now == old_bytes[p]) continue;
     Bytes a = now, b = old_bytes[p];
     std::fill(a.begin() + 20, a.begin() + 24, 0);
@@ -187,7 +188,7 @@ SmallBatchOutcome small_batch_outcome() {
   out.pages_written = written.size();
   out.nonleaf_pages = after.nonleaf.size();
   out.pages_counted = f->last_checkpoint().pages_written;
-  out.entries = f->tree("BIG").verify().entries;
+  out.entries = btree_of(*f, "BIG").verify().entries;
   out.expected_entries = uint64_t(n + batch_keys);
   return out;
 }
@@ -242,8 +243,8 @@ void run_deep_model(NodeLayout layout, bool descending, bool unique) {
       batch.add(k, r, uint64_t(i));
       added.emplace_back(k, r);
     }
-    ASSERT_EQ(f->tree("D").insert_batch(batch), added.size()) << "round " << round;
-    f->flush();
+    ASSERT_EQ(btree_of(*f, "D").insert_batch(batch), added.size()) << "round " << round;
+    f->commit();
     for (auto& [k, r] : added) model.emplace(std::string(k.begin(), k.end()), r);
     std::vector<std::pair<Bytes, uint64_t>> expect;
     for (const auto& [k, r] : model) expect.emplace_back(Bytes(k.begin(), k.end()), r);
@@ -252,11 +253,11 @@ void run_deep_model(NodeLayout layout, bool descending, bool unique) {
       return c != 0 ? c < 0 : x.second < y.second;
     });
     std::vector<std::pair<Bytes, uint64_t>> got;
-    for (Cursor c = f->tree("D").scan(); c.valid(); c.next()) {
+    for (Cursor c = btree_of(*f, "D").scan(); c.valid(); c.next()) {
       got.emplace_back(Bytes(c.key().begin(), c.key().end()), c.record_number());
     }
     ASSERT_EQ(got, expect) << "round " << round;
-    const TreeCheck check = f->tree("D").verify();
+    const TreeCheck check = btree_of(*f, "D").verify();
     ASSERT_EQ(check.entries, model.size()) << "round " << round;
     if (round == 11) {
       EXPECT_GE(check.depth, 3u);  // parent levels split and a root above them
@@ -290,30 +291,30 @@ TEST(BtreeBatchRuns, RollbackAfterAFailingBatchLeavesEveryPageByteIdentical) {
   EntryBatch good;
   for (int64_t i = 0; i < 3000; ++i)
     good.add(key_of(d, std::to_string(i * 6 + 1)), uint64_t(30000 + i), 0);
-  f->tree("U").insert_batch(good);
-  f->flush();
+  btree_of(*f, "U").insert_batch(good);
+  f->commit();
   const uint32_t pages = f->page_count();
   std::vector<Bytes> before;
   for (uint32_t p = 0; p < pages; ++p) {
     Bytes b(f->page_size());
-    f->read_page(p, b.data());
+    read_file_page(*f, p, b.data());
     before.push_back(b);
   }
-  const uint32_t root = f->tree("U").root();
+  const uint32_t root = btree_of(*f, "U").root();
   EntryBatch bad;
   for (int64_t i = 0; i < 2000; ++i)
     bad.add(key_of(d, std::to_string(i * 9 + 2)), uint64_t(40000 + i), 0);
   bad.add(key_of(d, "300"), 50000, 7);  // 300 = 100 * 3 is stored: unique violation
-  EXPECT_THROW(f->tree("U").insert_batch(bad), DuplicateKeyError);
+  EXPECT_THROW(btree_of(*f, "U").insert_batch(bad), DuplicateKeyError);
   f->rollback();
   EXPECT_EQ(f->page_count(), pages);
-  EXPECT_EQ(f->tree("U").root(), root);
+  EXPECT_EQ(btree_of(*f, "U").root(), root);
   for (uint32_t p = 0; p < pages; ++p) {
     Bytes b(f->page_size());
-    f->read_page(p, b.data());
+    read_file_page(*f, p, b.data());
     EXPECT_EQ(b, before[p]) << "page " << p;
   }
-  EXPECT_EQ(f->tree("U").verify().entries, 23000u);
+  EXPECT_EQ(btree_of(*f, "U").verify().entries, 23000u);
 }
 
 TEST(BtreeBatchRuns, RunMergedIntoOnePageShrinksTheRoot) {
@@ -321,7 +322,7 @@ TEST(BtreeBatchRuns, RunMergedIntoOnePageShrinksTheRoot) {
   const IndexDefinition d = index_def("S", "bigint", false, false, NodeLayout::Firebird);
   auto f = IndexFile::open_or_create(tmp.path(), 4096);
   f->create_index(d);
-  BTree& tree = f->tree("S");
+  BTree& tree = btree_of(*f, "S");
   std::mt19937_64 rng(99);
   std::vector<int64_t> values;
   for (int i = 0; i < 500; ++i) values.push_back(static_cast<int64_t>(rng() % 1000000) + 10);
@@ -334,13 +335,13 @@ TEST(BtreeBatchRuns, RunMergedIntoOnePageShrinksTheRoot) {
   const size_t removes = 200;
   for (size_t i = 0; i < removes; ++i)
     tree.remove(key_of(d, std::to_string(values[i])), uint64_t(values[i]));
-  f->flush();
+  f->commit();
   const TreeCheck before = tree.verify();
   EntryBatch batch;
   batch.add(key_of(d, "1"), 1, 0);
   batch.add(key_of(d, "2000000"), 2, 1);
   tree.insert_batch(batch);
-  f->flush();
+  f->commit();
   const TreeCheck after = tree.verify();
   EXPECT_EQ(before.depth, 2u);
   EXPECT_EQ(before.level_pages.at(0), 2u);

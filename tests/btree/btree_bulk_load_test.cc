@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "btree/bulk_build.h"
+#include "file/index_file_access.h"
 #include "file/index_root.h"
 #include "node/btree_page.h"
 #include "node/jump_table.h"
@@ -85,7 +86,7 @@ TEST(BtreeBulkLoad, EmptyInputGivesOneEmptyLeaf) {
   EXPECT_EQ(info.id, 0u);
   EXPECT_EQ(f->page_count(), 3u);
   Bytes page(4096);
-  f->read_page(2, page.data());
+  read_file_page(*f, 2, page.data());
   BtreeHeader h = read_btree_header(page.data());
   EXPECT_EQ(h.length, 40);
   EXPECT_EQ(h.level, 0);
@@ -112,7 +113,7 @@ TEST(BtreeBulkLoad, ExampleLeafPageBytes) {
   batch.add(Bytes{0xC0}, 1, 1);
   f->bulk_load(integer("I_EX"), batch);
   Bytes page(8192);
-  f->read_page(2, page.data());
+  read_file_page(*f, 2, page.data());
   EXPECT_EQ(Bytes(page.begin() + 39, page.begin() + 61),
             (Bytes{0x00, 0x00, 0x00, 0x02, 0xBF, 0xF0, 0xA1, 0x00, 0x00, 0xC0, 0xA2,
                    0x00, 0x01, 0x08, 0x87, 0x00, 0x02, 0xA3, 0x00, 0x01, 0x24, 0x20}));
@@ -200,7 +201,7 @@ TEST_F(BtreeDuplicateRun, Statistics) {
 TEST_F(BtreeDuplicateRun, LeafPagesAndJumpNodes) {
   auto f = IndexFile::open(path_);
   Bytes page(4096);
-  f->read_page(2, page.data());
+  read_file_page(*f, 2, page.data());
   BtreeHeader h = read_btree_header(page.data());
   EXPECT_EQ(h.length, 4090);
   EXPECT_EQ(h.sibling, 3u);
@@ -220,7 +221,7 @@ TEST_F(BtreeDuplicateRun, LeafPagesAndJumpNodes) {
   ASSERT_TRUE(leaf.end_bucket.has_value());
   EXPECT_EQ(leaf.end_bucket->recno, 1339u);
 
-  f->read_page(5, page.data());
+  read_file_page(*f, 5, page.data());
   h = read_btree_header(page.data());
   EXPECT_EQ(h.length, 1012);
   EXPECT_EQ(h.left_sibling, 3u);
@@ -234,7 +235,7 @@ TEST_F(BtreeDuplicateRun, LeafPagesAndJumpNodes) {
 TEST_F(BtreeDuplicateRun, RootPageBytes) {
   auto f = IndexFile::open(path_);
   Bytes page(4096);
-  f->read_page(4, page.data());
+  read_file_page(*f, 4, page.data());
   BtreeHeader h = read_btree_header(page.data());
   EXPECT_EQ(h.level, 1);
   EXPECT_EQ(h.length, 52);
@@ -357,7 +358,7 @@ class BtreeFailedLoad : public ::testing::Test {
 };
 
 TEST_F(BtreeFailedLoad, DuplicateInUniqueIndex) {
-  auto f = IndexFile::open(path_, true);
+  auto f = IndexFile::open(path_, {.writable = true});
   EntryBatch batch;
   for (uint32_t i = 0; i < 3000; ++i) batch.add(Bytes{0xC1, uint8_t(i >> 8), uint8_t(i)}, i, i);
   batch.add(Bytes{0xC1, 0x05, 0x07}, 9999, 77777);
@@ -374,7 +375,7 @@ TEST_F(BtreeFailedLoad, DuplicateInUniqueIndex) {
 }
 
 TEST_F(BtreeFailedLoad, SameKeyAndRecordNumber) {
-  auto f = IndexFile::open(path_, true);
+  auto f = IndexFile::open(path_, {.writable = true});
   EntryBatch batch;
   batch.add(Bytes{0xC1}, 5, 1);
   batch.add(Bytes{0xC1}, 5, 2);
@@ -383,7 +384,7 @@ TEST_F(BtreeFailedLoad, SameKeyAndRecordNumber) {
 }
 
 TEST_F(BtreeFailedLoad, KeyTooLong) {
-  auto f = IndexFile::open(path_, true);
+  auto f = IndexFile::open(path_, {.writable = true});
   EntryBatch batch;
   batch.add(Bytes(9, 0xC1), 5, 1);
   EXPECT_THROW(f->bulk_load(integer("I_NEW"), batch), KeyError);
@@ -391,14 +392,14 @@ TEST_F(BtreeFailedLoad, KeyTooLong) {
 }
 
 TEST_F(BtreeFailedLoad, NameExists) {
-  auto f = IndexFile::open(path_, true);
+  auto f = IndexFile::open(path_, {.writable = true});
   EntryBatch batch;
   EXPECT_THROW(f->bulk_load(integer("I_OLD"), batch), UsageError);
   expect_unchanged();
 }
 
 TEST_F(BtreeFailedLoad, BadName) {
-  auto f = IndexFile::open(path_, true);
+  auto f = IndexFile::open(path_, {.writable = true});
   EntryBatch batch;
   EXPECT_THROW(f->bulk_load(integer("I-NEW"), batch), UsageError);
   EXPECT_THROW(f->bulk_load(integer(std::string(32, 'A')), batch), UsageError);
@@ -406,7 +407,7 @@ TEST_F(BtreeFailedLoad, BadName) {
 }
 
 TEST_F(BtreeFailedLoad, ReadOnly) {
-  auto f = IndexFile::open(path_, false);
+  auto f = IndexFile::open(path_);
   EntryBatch batch;
   EXPECT_THROW(f->bulk_load(integer("I_NEW"), batch), UsageError);
   expect_unchanged();
@@ -437,20 +438,20 @@ void check_tree_against_model(IndexFile& f, const IndexInfo& info,
   const uint32_t ps = f.page_size();
   Bytes page(ps);
   uint32_t p = info.root_page;
-  f.read_page(p, page.data());
+  read_file_page(f, p, page.data());
   // Descend along first nodes, checking each separator against the child's first entry.
   while (read_btree_header(page.data()).level > 0) {
     BtreePageImage img = decode_page(page.data(), ps);
     for (size_t i = 1; i < img.entries.size(); ++i) {
       Bytes child(ps);
-      f.read_page(img.entries[i].page_number, child.data());
+      read_file_page(f, img.entries[i].page_number, child.data());
       BtreePageImage c = decode_page(child.data(), ps);
       ASSERT_FALSE(c.entries.empty());
       EXPECT_EQ(c.entries[0].key, img.entries[i].key);
       EXPECT_EQ(c.entries[0].recno, img.entries[i].recno);
     }
     p = img.entries[0].page_number;
-    f.read_page(p, page.data());
+    read_file_page(f, p, page.data());
   }
   size_t at = 0;
   std::optional<PageEntry> pending_end_bucket;
@@ -468,7 +469,7 @@ void check_tree_against_model(IndexFile& f, const IndexInfo& info,
     }
     pending_end_bucket = img.end_bucket;
     if (img.header.sibling == 0) break;
-    f.read_page(img.header.sibling, page.data());
+    read_file_page(f, img.header.sibling, page.data());
   }
   EXPECT_EQ(at, model.size());
 }

@@ -13,6 +13,7 @@
 
 #include "btree/btree.h"
 #include "btree/bulk_build.h"
+#include "file/index_file_access.h"
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
@@ -111,7 +112,7 @@ TEST(BtreeBulkFirstNode, IndexFileBulkLoadNullFirst) {
       file->close();
     }
     auto file = IndexFile::open(path);
-    BTree& t = file->tree("X");
+    BTree& t = btree_of(*file, "X");
     EXPECT_EQ(t.verify().entries, 2u);
     EXPECT_EQ(t.find(null_key(false)), std::vector<uint64_t>{0});
   }

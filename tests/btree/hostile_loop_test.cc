@@ -15,6 +15,7 @@
 
 #include "btree/btree.h"
 #include "btree/walk_bound.h"
+#include "file/index_file_access.h"
 #include "node/btree_page.h"
 #include "node/node.h"
 #include "node/page_image.h"
@@ -128,8 +129,8 @@ TEST_F(BtreeLoopingFile, DeleteEndsWithTheLoopError) {
 // END_BUCKET copy, or the pointer that led there is wrong.
 TEST_F(BtreeLoopingFile, WriterRemoveRefusesTheKeyBeyondTheLeafsEndBucket) {
   Watchdog w(120);
-  auto f = IndexFile::open(db_, true);
-  BTree& tree = f->tree("A");
+  auto f = IndexFile::open(db_, {.writable = true});
+  BTree& tree = btree_of(*f, "A");
   KeyBuffer key;
   build_key(tree.definition().type, tree.definition().format, Value::exact(kRows - 1), false, key);
   try {

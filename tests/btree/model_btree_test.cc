@@ -16,6 +16,7 @@
 #include <random>
 #include <set>
 
+#include "file/index_file_access.h"
 #include "tests/support/btree_tree_fixture.h"
 #include "tests/support/directory_check.h"
 
@@ -509,7 +510,7 @@ TEST_P(BtreeModelLongKeys, BulkLoadInsertRemoveMatchModel) {
       model.insert(Entry{k, recno});
     }
     file->bulk_load(def, batch);
-    BTree& tree = file->tree("L");
+    BTree& tree = btree_of(*file, "L");
     compare(tree, model, keys, rng, "after the bulk load");
     if (HasFatalFailure()) return;
     for (int i = 0; i < 300; ++i, ++recno) {

@@ -16,7 +16,9 @@
 
 #include "btree/btree.h"
 #include "btree/what_if.h"
+#include "file/index_file_access.h"
 #include "tools/demo.h"
+#include "tools/stat_format.h"
 
 namespace pbtree {
 namespace {
@@ -199,7 +201,7 @@ TEST(BtreeWhatIfTest, AutoPicksDecimal128OnDenseBigint) {
   KeyFormatChoice c = choose_key_format(t, NodeLayout::Firebird, dense_rows(2000), 2000);
   EXPECT_EQ(c.format, KeyFormat::Decimal128);
   EXPECT_EQ(c.best, KeyFormat::Decimal128);
-  EXPECT_EQ(describe_choice(t, c),
+  EXPECT_EQ(tools::describe_choice(t, c),
             "decimal128 (auto: 4.86 vs 11.27 bytes/entry on a 25% sample, 2.32x)");
 }
 
@@ -215,7 +217,7 @@ TEST(BtreeWhatIfTest, AutoKeepsDefaultBelowGain) {
   KeyFormatChoice c = choose_key_format(t, NodeLayout::Firebird, {d, b}, 100);
   EXPECT_EQ(c.format, KeyFormat::Double);
   EXPECT_EQ(c.best, KeyFormat::Decimal128);
-  EXPECT_EQ(describe_choice(t, c),
+  EXPECT_EQ(tools::describe_choice(t, c),
             "double (auto: kept the default; decimal128 6.00 vs 7.00 bytes/entry on a 25% "
             "sample, 1.17x < 1.20x)");
 }
@@ -231,7 +233,8 @@ TEST(BtreeWhatIfTest, AutoSwitchesAtExactlyTheGain) {
   b.used_bytes_per_entry = 5.0;  // 1.20x
   KeyFormatChoice c = choose_key_format(t, NodeLayout::Firebird, {d, b}, 100);
   EXPECT_EQ(c.format, KeyFormat::Bcd);
-  EXPECT_EQ(describe_choice(t, c), "bcd (auto: 5.00 vs 6.00 bytes/entry on a 25% sample, 1.20x)");
+  EXPECT_EQ(tools::describe_choice(t, c),
+            "bcd (auto: 5.00 vs 6.00 bytes/entry on a 25% sample, 1.20x)");
 }
 
 TEST(BtreeWhatIfTest, AutoWithoutDefaultRowIsError) {
@@ -239,7 +242,7 @@ TEST(BtreeWhatIfTest, AutoWithoutDefaultRowIsError) {
   b.format = KeyFormat::Bcd;
   b.available = true;
   EXPECT_THROW(choose_key_format(TypeSpec::parse("integer"), NodeLayout::Firebird, {b}, 1),
-               std::invalid_argument);
+               UsageError);
 }
 
 TEST(BtreeWhatIfTest, MissingIndexIsUsageError) {
@@ -262,7 +265,7 @@ IndexStats rebuild(IndexFile& src, const IndexInfo& info, KeyFormat format, Node
   KeyBuffer kb;
   std::string storage;
   const IndexDefinition& d = info.def;
-  for (Cursor c = src.tree(d.name).scan(); c.valid(); c.next()) {
+  for (Cursor c = btree_of(src, d.name).scan(); c.valid(); c.next()) {
     const Value v = key_to_value(d.type, d.format, d.descending, c.key(), storage);
     build_key(d.type, format, v, d.descending, kb);
     batch.add(kb.bytes(), c.record_number(), 0);
@@ -345,8 +348,7 @@ TEST(BtreeWhatIfTest, PredictionsEqualRebuildsOfDescendingIndex) {
   const WhatIfReport r = what_if(*file, "I_DESC");
   EXPECT_EQ(r.entries, 6000u);
   const int compared = compare_with_rebuilds(*file, info, r, dir + "/rebuild.pbt");
-  const bool compact =
-      layout_available(NodeLayout::Compact) && file_builds(NodeLayout::Compact, dir);
+  const bool compact = file_builds(NodeLayout::Compact, dir);
   EXPECT_EQ(compared, 3 * (compact ? 2 : 1));
   file.reset();
   std::filesystem::remove_all(dir);
@@ -371,8 +373,7 @@ TEST(BtreeWhatIfTest, PredictionsEqualRebuildsOfDemoIndexes) {
   }
   // 13 single-segment indexes: integer x3 and bigint x4 have 3 formats, the other 6 one; per
   // available layout.
-  const bool compact =
-      layout_available(NodeLayout::Compact) && file_builds(NodeLayout::Compact, dir);
+  const bool compact = file_builds(NodeLayout::Compact, dir);
   EXPECT_EQ(compared, (7 * 3 + 6) * (compact ? 2 : 1));
   // The seed's dense BIGINT ID, first 3000 rows: 5 leaves as rescaled-double, 3 as decimal128.
   const WhatIfReport id = what_if(*file, "I_BIGINT_ID");

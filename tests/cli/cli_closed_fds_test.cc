@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 
 namespace pbtree {
 namespace {
@@ -38,9 +39,9 @@ int run_shell(const std::string& args, const std::string& redirections) {
 }
 
 std::vector<uint64_t> record_numbers(const std::string& db, const std::string& index) {
-  auto f = IndexFile::open(db, false);
+  auto f = IndexFile::open(db);
   std::vector<uint64_t> out;
-  for (Cursor c = f->tree(index).scan(); c.valid(); c.next()) out.push_back(c.record_number());
+  for (Cursor c = btree_of(*f, index).scan(); c.valid(); c.next()) out.push_back(c.record_number());
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 
 namespace pbtree {
 namespace {
@@ -49,9 +50,9 @@ std::string read_all(const std::string& path) {
 }
 
 std::vector<std::pair<std::vector<uint8_t>, uint64_t>> entries(const std::string& db) {
-  auto f = IndexFile::open(db, false);
+  auto f = IndexFile::open(db);
   std::vector<std::pair<std::vector<uint8_t>, uint64_t>> out;
-  for (Cursor c = f->tree("I").scan(); c.valid(); c.next()) {
+  for (Cursor c = btree_of(*f, "I").scan(); c.valid(); c.next()) {
     out.emplace_back(std::vector<uint8_t>(c.key().begin(), c.key().end()), c.record_number());
   }
   return out;

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "tests/support/cli_test_util.h"
 #include "tests/support/matrix_rows.h"
 
@@ -262,7 +263,7 @@ class MatrixRun {
       case BuildPath::Insert: {
         auto file = IndexFile::open_or_create(db, page_size);
         file->create_index(def);
-        BTree& tree = file->tree("I");
+        BTree& tree = btree_of(*file, "I");
         // Row order (the model's key of each row is found again by its record number).
         std::vector<const std::vector<uint8_t>*> by_row(rows.size());
         for (const auto& [key, recno] : model) by_row[recno] = &key;
@@ -316,7 +317,7 @@ class MatrixRun {
     const auto v = run_args({"verify", db});
     EXPECT_EQ(v.code, 0) << v.out << v.err;
     auto file = IndexFile::open(db);
-    const BTree& tree = file->tree("I");
+    const BTree& tree = btree_of(*file, "I");
     EXPECT_EQ(tree.verify().entries, model.size());
     std::vector<std::pair<std::vector<uint8_t>, uint64_t>> want(model.begin(), model.end());
     std::vector<std::pair<std::vector<uint8_t>, uint64_t>> forward, backward;

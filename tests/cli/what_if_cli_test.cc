@@ -28,11 +28,6 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-// The compact rows: "n/a" until the compact layout is in FastLoader, then figures.
-std::string compact_line(const std::string& format_column) {
-  return "   " + format_column + "compact      n/a  (layout not implemented in this build)\n";
-}
-
 TEST(CliWhatIfCliTest, TextTableRows) {
   ScratchDir dir("whatif-text");
   const std::string db = dir.file("s.pbt");
@@ -61,9 +56,6 @@ TEST(CliWhatIfCliTest, TextTableRows) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(count(r.out, "  compact "), 3u);
-  if (!layout_available(NodeLayout::Compact)) {
-    EXPECT_NE(r.out.find(compact_line("double      ")), std::string::npos) << r.out;
-  }
   EXPECT_NE(r.out.find("\n(* current; predicted for a bulk build into a new file)\n\n"),
             std::string::npos);
 }
@@ -102,12 +94,6 @@ TEST(CliWhatIfCliTest, JsonShape) {
       << r.out;
   EXPECT_EQ(count(r.out, "{\"key_format\":"), 6u);
   EXPECT_EQ(count(r.out, "\"layout\":\"compact\""), 3u);
-  if (!layout_available(NodeLayout::Compact)) {
-    EXPECT_NE(r.out.find("{\"key_format\":\"decimal128\",\"layout\":\"compact\",\"current\":"
-                         "false,\"available\":false,\"reason\":\"layout not implemented in "
-                         "this build\"}"),
-              std::string::npos);
-  }
   EXPECT_EQ(r.out.substr(r.out.size() - 6), "}]}\n]\n");
 }
 

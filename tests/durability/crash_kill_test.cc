@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "tests/support/btree_tree_fixture.h"
 #include "tests/support/crash_ops.h"
 
@@ -155,9 +156,9 @@ void run_crash_test(NodeLayout layout, uint64_t kills) {
     const std::vector<int64_t> next_batch = ops.next_batch();
     crash::toggle(next, next_batch);
 
-    auto f = IndexFile::open(db, true);
+    auto f = IndexFile::open(db, {.writable = true});
     f->set_cache_frames(64);
-    BTree& t = f->tree("K");
+    BTree& t = btree_of(*f, "K");
     std::set<int64_t> got = file_state(t);
     if (got == next && got != expected) {
       ++unreported;
@@ -174,7 +175,7 @@ void run_crash_test(NodeLayout layout, uint64_t kills) {
     } else {
       t.insert(crash::key_of(k), static_cast<uint64_t>(k));
     }
-    f->flush();
+    f->commit();
     crash::toggle(expected, {k});
     model = expected;
     total_ops += ops_done;

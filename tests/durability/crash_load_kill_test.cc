@@ -28,6 +28,7 @@
 
 #include "btree/btree.h"
 #include "file/file_create.h"
+#include "file/index_file_access.h"
 #include "tests/support/cli_test_util.h"
 #include "tests/support/crash_ops.h"
 #include "tests/support/watchdog.h"
@@ -113,7 +114,7 @@ int64_t entries_of(const std::string& db, const std::string& name) {
   auto f = IndexFile::open(db);
   if (!f->find_index(name)) return -1;
   int64_t n = 0;
-  for (Cursor c = f->tree(name).scan({}); c.valid(); c.next()) ++n;
+  for (Cursor c = btree_of(*f, name).scan({}); c.valid(); c.next()) ++n;
   return n;
 }
 

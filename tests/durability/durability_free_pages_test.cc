@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/page_file.h"
@@ -72,20 +73,20 @@ TEST(DurabilityFreeList, TenRoundsOfInsertAndDeleteKeepTheFileSize) {
   std::vector<uint64_t> full_sizes, empty_frees;
   for (int round = 1; round <= 10; ++round) {
     {
-      auto f = IndexFile::open(tmp.path(), true);
+      auto f = IndexFile::open(tmp.path(), {.writable = true});
       f->set_cache_frames(4096);
-      BTree& t = f->tree("K");
+      BTree& t = btree_of(*f, "K");
       for (int64_t k : shuffled(n, seed + round)) t.insert(key_of(k), static_cast<uint64_t>(k));
-      f->flush();
+      f->commit();
     }
     full_sizes.push_back(std::filesystem::file_size(tmp.path()));
     {
-      auto f = IndexFile::open(tmp.path(), true);
+      auto f = IndexFile::open(tmp.path(), {.writable = true});
       f->set_cache_frames(4096);
-      BTree& t = f->tree("K");
+      BTree& t = btree_of(*f, "K");
       for (int64_t k : shuffled(n, seed + 100 + round))
         t.remove(key_of(k), static_cast<uint64_t>(k));
-      f->flush();
+      f->commit();
       EXPECT_EQ(t.verify().entries, 0u);
       // Everything but the header, the index root page and the (empty) root leaf is free.
       EXPECT_EQ(f->free_page_count(), f->page_count() - 3) << "round " << round;
@@ -116,10 +117,10 @@ void make_file_with_free_pages(const std::string& path) {
     for (int64_t k = 0; k < 2000; ++k) batch.add(key_of(k), static_cast<uint64_t>(k), k);
     f->bulk_load(bigint_index(), batch);
   }
-  auto f = IndexFile::open(path, true);
+  auto f = IndexFile::open(path, {.writable = true});
   f->set_cache_frames(64);
-  for (int64_t k = 0; k < 1500; ++k) f->tree("K").remove(key_of(k), static_cast<uint64_t>(k));
-  f->flush();
+  for (int64_t k = 0; k < 1500; ++k) btree_of(*f, "K").remove(key_of(k), static_cast<uint64_t>(k));
+  f->commit();
 }
 
 TEST(DurabilityFreeList, FreedPagesAreReusedInTheNextSession) {
@@ -127,23 +128,24 @@ TEST(DurabilityFreeList, FreedPagesAreReusedInTheNextSession) {
   make_file_with_free_pages(tmp.path());
   uint32_t pages = 0, frees = 0;
   {
-    auto f = IndexFile::open(tmp.path(), false);
+    auto f = IndexFile::open(tmp.path());
     pages = f->page_count();
     frees = f->free_page_count();
     EXPECT_EQ(f->free_list().size(), frees);
     std::vector<uint8_t> page(4096);
-    f->read_page(0, page.data());
+    read_file_page(*f, 0, page.data());
     EXPECT_EQ(get_u32(page.data() + 40), f->free_list().front());  // head
     EXPECT_EQ(get_u32(page.data() + 44), frees);                   // count
   }
   EXPECT_EQ(pages, 9u);  // 2 fixed, 6 leaves + root bulk-built, then 4 leaves freed
   EXPECT_EQ(frees, 4u);
   {
-    auto f = IndexFile::open(tmp.path(), true);
+    auto f = IndexFile::open(tmp.path(), {.writable = true});
     f->set_cache_frames(64);
-    for (int64_t k = 0; k < 1500; ++k) f->tree("K").insert(key_of(k), static_cast<uint64_t>(k));
-    f->flush();
-    EXPECT_EQ(f->tree("K").verify().entries, 2000u);
+    for (int64_t k = 0; k < 1500; ++k)
+      btree_of(*f, "K").insert(key_of(k), static_cast<uint64_t>(k));
+    f->commit();
+    EXPECT_EQ(btree_of(*f, "K").verify().entries, 2000u);
     // The keys come back in ascending order into the first leaf: middle splits leave
     // half-full leaves, 8 new leaves in all; 4 are the free pages (without them: 17).
     EXPECT_EQ(f->page_count(), 13u);
@@ -226,10 +228,11 @@ void rewrite_page(const std::string& path, uint32_t page_no, Change change) {
 // The error of inserting keys 0..1499 again (they need the free pages).
 std::string refill_error(const std::string& path) {
   try {
-    auto f = IndexFile::open(path, true);
+    auto f = IndexFile::open(path, {.writable = true});
     f->set_cache_frames(64);
-    for (int64_t k = 0; k < 1500; ++k) f->tree("K").insert(key_of(k), static_cast<uint64_t>(k));
-    f->flush();
+    for (int64_t k = 0; k < 1500; ++k)
+      btree_of(*f, "K").insert(key_of(k), static_cast<uint64_t>(k));
+    f->commit();
   } catch (const CorruptError& e) {
     return e.what();
   }
@@ -243,7 +246,7 @@ TEST(DurabilityFreeList, CorruptFreePagesAreCorruptErrors) {
   std::filesystem::copy_file(tmp.path(), saved);
   uint32_t head = 0, second = 0;
   {
-    auto f = IndexFile::open(tmp.path(), false);
+    auto f = IndexFile::open(tmp.path());
     head = f->free_list()[0];
     second = f->free_list()[1];
   }
@@ -274,7 +277,7 @@ TEST(DurabilityFreeList, CorruptFreePagesAreCorruptErrors) {
   restore();
   rewrite_page(p, second, [&](uint8_t* d) { put_u32(d + 16, head); });
   {
-    auto f = IndexFile::open(p, false);
+    auto f = IndexFile::open(p);
     try {
       f->free_list();
       FAIL() << "no exception";
@@ -306,7 +309,7 @@ TEST(DurabilityFreeList, CliDeleteThenInsertReusesFreedPages) {
                 .code,
             0);
   auto counts = [&] {
-    auto f = IndexFile::open(db, false);
+    auto f = IndexFile::open(db);
     return std::pair<uint32_t, uint32_t>(f->page_count(), f->free_page_count());
   };
   const auto before = counts();

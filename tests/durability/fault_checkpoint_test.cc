@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "page/io.h"
 #include "tests/support/btree_tree_fixture.h"
 #include "tests/support/crash_ops.h"
@@ -66,7 +67,7 @@ std::set<int64_t> state_c() {
 }
 
 void insert_range(IndexFile& f, int64_t from, int64_t to) {
-  BTree& t = f.tree("K");
+  BTree& t = btree_of(f, "K");
   for (int64_t k = from; k < to; k += 2) t.insert(crash::key_of(k), static_cast<uint64_t>(k));
 }
 
@@ -89,7 +90,7 @@ std::unique_ptr<IndexFile> prepare(Shape shape, const std::string& tmpl, const s
                                    Io& io, std::set<int64_t>* previous) {
   std::filesystem::copy_file(tmpl, path, std::filesystem::copy_options::overwrite_existing);
   std::filesystem::remove(path + "-wal");
-  auto f = IndexFile::open(path, true, io);
+  auto f = IndexFile::open(path, {.writable = true, .io = &io});
   if (shape == Shape::First) {
     f->set_cache_frames(8);  // evictions put pages in the log before the checkpoint
     insert_range(*f, 1, 300);
@@ -97,7 +98,7 @@ std::unique_ptr<IndexFile> prepare(Shape shape, const std::string& tmpl, const s
   } else {
     f->set_cache_frames(256);  // no eviction: the committed batch stays in the log
     insert_range(*f, 1, 300);
-    f->flush();
+    f->commit();
     EXPECT_GT(f->last_checkpoint().pages_written, 0u);
     insert_range(*f, 3001, 3300);
     *previous = state_b();
@@ -106,9 +107,9 @@ std::unique_ptr<IndexFile> prepare(Shape shape, const std::string& tmpl, const s
 }
 
 std::set<int64_t> reopened_state(const std::string& path) {
-  auto f = IndexFile::open(path, true);
+  auto f = IndexFile::open(path, {.writable = true});
   f->set_cache_frames(64);
-  BTree& t = f->tree("K");
+  BTree& t = btree_of(*f, "K");
   EXPECT_NO_THROW(t.verify());
   std::set<int64_t> out;
   for (const auto& [key, recno] : testing::collect(t.scan({}))) {
@@ -130,7 +131,7 @@ Plan plan(Shape shape, const std::string& tmpl, const std::string& path) {
   std::set<int64_t> previous;
   auto f = prepare(shape, tmpl, path, io, &previous);
   io.clear_trace();
-  f->flush();
+  f->commit();
   Plan p;
   for (const std::string& call : io.trace()) {
     p.last_call = call;
@@ -155,22 +156,22 @@ void fail_and_check(Shape shape, const std::string& tmpl, const std::string& pat
     FaultyIo io;
     auto f = prepare(shape, tmpl, path, io, &previous);
     io.arm(op, n, mode);
-    EXPECT_THROW(f->flush(), IoError);
+    EXPECT_THROW(f->commit(), IoError);
     EXPECT_TRUE(io.fired());
     // The log refuses further work (an eviction into it, or the next checkpoint).
     EXPECT_THROW(
         {
           insert_range(*f, 5001, 5003);
-          f->flush();
+          f->commit();
         },
         IoError);
   }  // closing neither retries the checkpoint nor applies anything
   EXPECT_EQ(reopened_state(path), previous);
   {
-    auto f = IndexFile::open(path, true);
+    auto f = IndexFile::open(path, {.writable = true});
     f->set_cache_frames(64);
     insert_range(*f, 7001, 7011);
-    f->flush();
+    f->commit();
   }
   std::set<int64_t> after = previous;
   for (int64_t k = 7001; k < 7011; k += 2) after.insert(k);
@@ -223,7 +224,7 @@ TEST(DurabilityFaultCheckpoint, CommittedBatchStaysInTheLogUntilTheNextCheckpoin
   std::set<int64_t> previous;
   const uint64_t size_a = std::filesystem::file_size(tmpl.path());
   auto f = prepare(Shape::First, tmpl.path(), db.path(), posix_io(), &previous);
-  f->flush();
+  f->commit();
   // Committed in the log; the db file still holds checkpoint A, byte for byte.
   std::ifstream a(tmpl.path(), std::ios::binary), b(db.path(), std::ios::binary);
   std::string bytes_a((std::istreambuf_iterator<char>(a)), {});
@@ -245,19 +246,19 @@ TEST(DurabilityFaultCheckpoint, ReadOnlyOpenSeesACommittedBatchLeftInTheLog) {
     std::set<int64_t> previous;
     auto f = prepare(Shape::Second, tmpl.path(), db.path(), io, &previous);
     io.arm(FaultyIo::Op::Pwrite, 1);  // applying batch B: its first write in place
-    EXPECT_THROW(f->flush(), IoError);
+    EXPECT_THROW(f->commit(), IoError);
     EXPECT_TRUE(io.fired());
   }
   ASSERT_TRUE(std::filesystem::exists(db.path() + "-wal"));
   {
-    auto f = IndexFile::open(db.path(), false);
+    auto f = IndexFile::open(db.path());
     f->set_cache_frames(64);
     std::set<int64_t> got;
-    for (const auto& [key, recno] : testing::collect(f->tree("K").scan({}))) {
+    for (const auto& [key, recno] : testing::collect(btree_of(*f, "K").scan({}))) {
       got.insert(static_cast<int64_t>(recno));
     }
     EXPECT_EQ(got, state_b());
-    EXPECT_EQ(f->tree("K").verify().entries, state_b().size());
+    EXPECT_EQ(btree_of(*f, "K").verify().entries, state_b().size());
   }
   EXPECT_EQ(std::filesystem::file_size(db.path()), size_a);  // nothing written
   EXPECT_EQ(reopened_state(db.path()), state_b());           // the writable open replays
@@ -270,10 +271,10 @@ TEST(DurabilityFaultCheckpoint, FailedEvictionIntoTheLogKeepsThePreviousCheckpoi
   {
     FaultyIo io;
     std::filesystem::copy_file(tmpl.path(), db.path());
-    auto f = IndexFile::open(db.path(), true, io);
+    auto f = IndexFile::open(db.path(), {.writable = true, .io = &io});
     f->set_cache_frames(8);
     io.arm(FaultyIo::Op::Pwrite, 1, FaultyIo::Mode::ShortWrite);
-    BTree& t = f->tree("K");
+    BTree& t = btree_of(*f, "K");
     // The tree outgrows the 8 frames: dirty pages are evicted into the log; the first
     // eviction is torn and fails.
     EXPECT_THROW(for (int64_t k = 10000; k < 30000; ++k)

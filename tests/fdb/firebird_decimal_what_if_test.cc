@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "firebird/fdb_catalog.h"
 #include "firebird/fdb_entries.h"
 #include "firebird/fdb_file.h"
@@ -182,7 +183,7 @@ TEST_F(FdbDecimalWhatIf, Int128OnOds130ImportsAsBcdWithTheIndexValues) {
     want.emplace_back(keys_internal::decimal_to_string(val.coefficient, val.scale, 0), recno);
   });
   auto f = IndexFile::open(db);
-  const BTree& tree = f->tree("I");
+  const BTree& tree = btree_of(*f, "I");
   for (Cursor cur = tree.scan(); cur.valid(); cur.next()) {
     const Value val = key_to_value(int128, KeyFormat::Bcd, false, cur.key(), storage);
     got.emplace_back(keys_internal::decimal_to_string(val.coefficient, val.scale, 0),

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "tests/support/btree_tree_fixture.h"
 
 namespace pbtree {
@@ -46,13 +47,13 @@ TEST(FileBtreeTreeFile, InsertedEntriesSurviveFlushAndReopen) {
   {
     auto f = IndexFile::open_or_create(tmp.path(), 4096);
     f->create_index(d);
-    BTree& t = f->tree("BY_ID");
+    BTree& t = btree_of(*f, "BY_ID");
     for (int64_t i = 0; i < 8000; ++i) t.insert(key_of(d, Value::exact((i * 7919) % 8000)), i);
     t.insert(key_of(d, Value::null()), 99999);
-    f->flush();
+    f->commit();
   }
-  auto f = IndexFile::open(tmp.path(), false);
-  BTree& t = f->tree("BY_ID");
+  auto f = IndexFile::open(tmp.path());
+  BTree& t = btree_of(*f, "BY_ID");
   EXPECT_EQ(t.find(key_of(d, Value::exact(7919))), (std::vector<uint64_t>{1}));
   EXPECT_EQ(t.find(key_of(d, Value::null())), (std::vector<uint64_t>{99999}));
   TreeCheck c = t.verify();
@@ -70,9 +71,9 @@ TEST(FileBtreeTreeFile, CacheBytesSizesThePoolToTheBudget) {
     f->create_index(d);
     f->close();
   }
-  auto f = IndexFile::open(tmp.path(), false);
+  auto f = IndexFile::open(tmp.path());
   f->set_cache_bytes(size_t{64} << 20);  // 64 MiB / 10 KiB per 8 KiB frame
-  EXPECT_EQ(f->tree("BY_ID").pool().frame_count(), 6553u);
+  EXPECT_EQ(btree_of(*f, "BY_ID").pool().frame_count(), 6553u);
   EXPECT_THROW(f->set_cache_bytes(size_t{1} << 20), UsageError);  // the pool exists
 }
 
@@ -88,12 +89,12 @@ TEST(FileBtreeTreeFile, RemovesOfABulkBuiltIndexAreDurable) {
       batch.add(key_of(d, Value::of_text(words[i])), i, i);
     }
     f->bulk_load(d, batch);
-    BTree& t = f->tree("V");
+    BTree& t = btree_of(*f, "V");
     for (size_t i = 0; i < words.size(); i += 2) t.remove(key_of(d, Value::of_text(words[i])), i);
-    f->flush();
+    f->commit();
   }
-  auto f = IndexFile::open(tmp.path(), true);
-  BTree& t = f->tree("V");
+  auto f = IndexFile::open(tmp.path(), {.writable = true});
+  BTree& t = btree_of(*f, "V");
   EXPECT_EQ(t.verify().entries, 2500u);
   EXPECT_EQ(t.find(key_of(d, Value::of_text(words[0]))), std::vector<uint64_t>{});
   EXPECT_EQ(t.find(key_of(d, Value::of_text(words[1]))), (std::vector<uint64_t>{1}));
@@ -130,9 +131,9 @@ TEST_P(FileBtreeTreeBulkVsInsert, SameScans) {
   }
   f->bulk_load(bulk, batch);
   f->create_index(ins);
-  BTree& t = f->tree("INS");
+  BTree& t = btree_of(*f, "INS");
   for (const Entry& e : entries) t.insert(e.first, e.second);
-  BTree& b = f->tree("BULK");
+  BTree& b = btree_of(*f, "BULK");
   EXPECT_EQ(b.verify().entries, entries.size());
   EXPECT_EQ(t.verify().entries, entries.size());
   EXPECT_EQ(scan_all(b, false), scan_all(t, false));

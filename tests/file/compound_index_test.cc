@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "file/index_file_access.h"
 #include "tests/support/btree_tree_fixture.h"
 
 namespace pbtree {
@@ -54,7 +55,7 @@ TEST(FileCompoundIndex, DefinitionRoundTripsThroughTheIndexRootPage) {
     def.unique = true;
     f->create_index(def);
   }
-  auto f = IndexFile::open(tmp.path(), false);
+  auto f = IndexFile::open(tmp.path());
   const auto info = f->find_index("C");
   ASSERT_TRUE(info.has_value());
   ASSERT_EQ(info->def.segments.size(), 3u);
@@ -80,10 +81,10 @@ TEST(FileCompoundIndex, SingleSegmentListIsTodaysIndexByteForByte) {
     f->create_index(def);
   }
   std::vector<uint8_t> pa(8192), pb(8192);
-  auto fa = IndexFile::open(a.path(), false);
-  auto fb = IndexFile::open(b.path(), false);
-  fa->read_page(1, pa.data());
-  fb->read_page(1, pb.data());
+  auto fa = IndexFile::open(a.path());
+  auto fb = IndexFile::open(b.path());
+  read_file_page(*fa, 1, pa.data());
+  read_file_page(*fb, 1, pb.data());
   EXPECT_EQ(pa, pb);
   EXPECT_TRUE(fa->find_index("C")->def.segments.empty());
 }
@@ -100,7 +101,7 @@ TEST(FileCompoundIndex, TooLongDefinitionRefusedAtEveryPageSizeBeforeTheFileIsTo
     ok.name = "OK";
     EXPECT_NO_THROW(f->create_index(ok));
     std::vector<uint8_t> before(ps), after(ps);
-    f->read_page(1, before.data());
+    read_file_page(*f, 1, before.data());
     const uint64_t pages = f->page_count();
     IndexDefinition bad = compound({"integer", "varchar(" + std::to_string(longest + 1) + ")"});
     bad.name = "BAD";
@@ -118,7 +119,7 @@ TEST(FileCompoundIndex, TooLongDefinitionRefusedAtEveryPageSizeBeforeTheFileIsTo
                     ", must be below page_size/4 = " + std::to_string(ps / 4) +
                     " bytes (page size " + std::to_string(ps) + ")");
     }
-    f->read_page(1, after.data());
+    read_file_page(*f, 1, after.data());
     EXPECT_EQ(before, after);
     EXPECT_EQ(f->page_count(), pages);
     EXPECT_FALSE(f->find_index("BAD").has_value());
@@ -304,7 +305,7 @@ TEST(FileCompoundIndex, ProbesCrossLeafBoundariesWithTruncatedSeparators) {
     SearchResult t = ix.search(std::vector<Value>{text("ALPHA")}, r2);
     EXPECT_EQ(recnos(t), range(1234, 3456)) << desc;
     EXPECT_EQ(t.examined, 2224u) << desc;
-    EXPECT_NO_THROW(f->tree("C").verify());
+    EXPECT_NO_THROW(btree_of(*f, "C").verify());
   }
 }
 

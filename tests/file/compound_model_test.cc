@@ -13,6 +13,7 @@
 #include <optional>
 #include <random>
 
+#include "file/index_file_access.h"
 #include "tests/support/btree_tree_fixture.h"
 
 namespace pbtree {
@@ -161,7 +162,7 @@ TEST_P(FileCompoundModel, SearchesEqualTheSortedModel) {
       ASSERT_LE(got.examined, 1u) << "query " << q;
     }
   }
-  EXPECT_NO_THROW(f->tree("C").verify());
+  EXPECT_NO_THROW(btree_of(*f, "C").verify());
 }
 
 INSTANTIATE_TEST_SUITE_P(Directions, FileCompoundModel,

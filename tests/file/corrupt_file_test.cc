@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/page_file.h"
@@ -193,7 +194,7 @@ class FileCorruptFile : public ::testing::Test {
         error = open_and_analyze(path_, &stats);
       } else {
         try {
-          opened->read_page(page_no, page.data());
+          read_file_page(*opened, page_no, page.data());
           error = "page read without error";
         } catch (const CorruptError& e) {
           error = e.what();
@@ -372,7 +373,7 @@ std::string scan_all(const std::string& path, uint64_t* entries) {
   try {
     auto f = IndexFile::open(path);
     *entries = 0;
-    for (Cursor c = f->tree(kIndex).scan(); c.valid(); c.next()) ++*entries;
+    for (Cursor c = btree_of(*f, kIndex).scan(); c.valid(); c.next()) ++*entries;
     return "";
   } catch (const CorruptError& e) {
     return e.what();
@@ -396,7 +397,7 @@ std::string scan_all_backward(const std::string& path, uint64_t* entries) {
     *entries = 0;
     ScanRange r;
     r.backward = true;
-    for (Cursor c = f->tree(kIndex).scan(std::move(r)); c.valid(); c.next()) ++*entries;
+    for (Cursor c = btree_of(*f, kIndex).scan(std::move(r)); c.valid(); c.next()) ++*entries;
     return "";
   } catch (const CorruptError& e) {
     return e.what();

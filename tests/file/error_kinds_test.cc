@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "page/io.h"
 #include "tests/support/btree_tree_fixture.h"
 #include "tests/support/cli_test_util.h"
@@ -38,7 +39,7 @@ TEST(FileErrorKinds, UniqueViolationThroughTreeInsertShowsTheValue) {
   TempPath tmp;
   auto f = IndexFile::open_or_create(tmp.path(), 8192);
   f->create_index(bigint_index("U", true));
-  BTree& tree = f->tree("U");
+  BTree& tree = btree_of(*f, "U");
   tree.insert(bigint_key(-5), 1000001);
   try {
     tree.insert(bigint_key(-5), 3);
@@ -57,7 +58,7 @@ TEST(FileErrorKinds, EqualPairThroughTreeInsertShowsTheValue) {
   TempPath tmp;
   auto f = IndexFile::open_or_create(tmp.path(), 8192);
   f->create_index(bigint_index("I", false));
-  BTree& tree = f->tree("I");
+  BTree& tree = btree_of(*f, "I");
   tree.insert(bigint_key(5), 7);
   try {
     tree.insert(bigint_key(5), 7);
@@ -95,7 +96,7 @@ TEST(FileErrorKinds, UniqueViolationInInsertBatchShowsTheValue) {
   TempPath tmp;
   auto f = IndexFile::open_or_create(tmp.path(), 8192);
   f->create_index(bigint_index("U", true));
-  BTree& tree = f->tree("U");
+  BTree& tree = btree_of(*f, "U");
   tree.insert(bigint_key(-42), 9);
   EntryBatch batch;
   batch.add(bigint_key(1), 10, 1);
@@ -119,7 +120,7 @@ uint32_t file_with_damaged_root(const std::string& path) {
   {
     auto f = IndexFile::open_or_create(path, 8192);
     root = f->create_index(bigint_index("I", false)).root_page;
-    f->tree("I").insert(bigint_key(1), 1);
+    btree_of(*f, "I").insert(bigint_key(1), 1);
     f->commit();
     EXPECT_TRUE(f->checkpoint());
     f->close();
@@ -139,7 +140,7 @@ TEST(FileErrorKinds, CorruptPageNamesFilePageAndType) {
   const uint32_t root = file_with_damaged_root(tmp.path());
   auto f = IndexFile::open(tmp.path());
   try {
-    f->tree("I").find(bigint_key(1));
+    btree_of(*f, "I").find(bigint_key(1));
     FAIL() << "damaged page read";
   } catch (const CorruptError& e) {
     EXPECT_EQ(std::string(e.what()),
@@ -154,8 +155,8 @@ TEST(FileErrorKinds, FailedCommitSyncCarriesErrnoOperationAndFile) {
   TempPath tmp;
   IndexFile::open_or_create(tmp.path(), 8192)->create_index(bigint_index("I", false));
   FaultyIo io;
-  auto f = IndexFile::open(tmp.path(), true, io);
-  f->tree("I").insert(bigint_key(1), 1);
+  auto f = IndexFile::open(tmp.path(), {.writable = true, .io = &io});
+  btree_of(*f, "I").insert(bigint_key(1), 1);
   io.arm(FaultyIo::Op::Fdatasync, 1);
   try {
     f->commit();

@@ -202,7 +202,7 @@ std::pair<std::string, bool> failed_sorted_load(const std::string& db,
   const std::string before = tools::testing::read_bytes(db);
   std::string error = "no error";
   try {
-    auto f = IndexFile::open(db, true);
+    auto f = IndexFile::open(db, {.writable = true});
     VectorEntries src(entries);
     f->bulk_load_sorted(integer_index(unique), src);
   } catch (const Error& e) {

@@ -71,7 +71,7 @@ class FileFaultedLoad : public ::testing::Test {
     const std::string copy = dir_.file("copy.pbt");
     std::filesystem::copy_file(db_, copy);
     FaultyIo io;
-    auto f = IndexFile::open(copy, true, io);
+    auto f = IndexFile::open(copy, {.writable = true, .io = &io});
     io.clear_trace();
     const uint64_t start = io.calls(FaultyIo::Op::Pwrite);
     EntryBatch batch;
@@ -89,7 +89,7 @@ class FileFaultedLoad : public ::testing::Test {
   // Loads L with the `nth` pwrite failing with `error`; returns the error's message.
   std::string failing_load(int error, uint64_t nth) {
     ErrnoIo io(error);
-    auto f = IndexFile::open(db_, true, io);
+    auto f = IndexFile::open(db_, {.writable = true, .io = &io});
     EntryBatch batch;
     add_keys(batch, bigint_index("L"), 0, 20000);
     io.arm(FaultyIo::Op::Pwrite, nth);
@@ -150,7 +150,7 @@ TEST_F(FileFaultedLoad, DiskFullOnTheCommitLeavesPagesThatTheNextWriterCutsOff) 
   EXPECT_EQ(r.out, "OK: " + db_ + ": 1 index, 5 pages (2 fixed, 3 b-tree, 0 free), 501 entries\n");
   EXPECT_EQ(std::filesystem::file_size(db_), 5u * 4096);
   // And the load works afterwards.
-  auto f = IndexFile::open(db_, true);
+  auto f = IndexFile::open(db_, {.writable = true});
   EntryBatch batch;
   add_keys(batch, bigint_index("L"), 0, 20000);
   f->bulk_load(bigint_index("L"), batch);

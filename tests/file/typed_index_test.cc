@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <pbtree/typed_index.h>
 
+#include "file/index_file_access.h"
 #include "tests/support/btree_tree_fixture.h"
 
 namespace pbtree {
@@ -74,7 +75,7 @@ TEST(FileTypedIndex, WrongTypedValueIsRefused) {
   EXPECT_THROW(index.insert(Value::of_double(1.5), 1), WrongTypeError);
   EXPECT_THROW(index.insert(Value::of_text("abc"), 1), WrongTypeError);
   EXPECT_THROW(index.insert("x1", 1), WrongTypeError);
-  EXPECT_EQ(f->tree("I").verify().entries, 0u);
+  EXPECT_EQ(btree_of(*f, "I").verify().entries, 0u);
 }
 
 TEST(FileTypedIndex, RawKeyOfAnotherFormatIsRefused) {
@@ -90,7 +91,7 @@ TEST(FileTypedIndex, RawKeyOfAnotherFormatIsRefused) {
   } catch (const WrongTypeError& e) {
     EXPECT_NE(std::string(e.what()).find("index I: key "), std::string::npos) << e.what();
   }
-  EXPECT_EQ(f->tree("I").verify().entries, 0u);
+  EXPECT_EQ(btree_of(*f, "I").verify().entries, 0u);
 }
 
 TEST(FileTypedIndex, RawKeyWithTheWrongDescendingFlagIsRefused) {
@@ -101,7 +102,7 @@ TEST(FileTypedIndex, RawKeyWithTheWrongDescendingFlagIsRefused) {
   KeyBuffer k;
   build_key(type, default_key_format(type), Value::exact(20), true, k);
   EXPECT_THROW(index.insert_key(k.bytes(), 1), WrongTypeError);
-  EXPECT_EQ(f->tree("I").verify().entries, 0u);
+  EXPECT_EQ(btree_of(*f, "I").verify().entries, 0u);
 }
 
 TEST(FileTypedIndex, RawKeyBuiltForTheIndexIsAccepted) {

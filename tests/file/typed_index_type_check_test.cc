@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <pbtree/typed_index.h>
 
+#include "file/index_file_access.h"
 #include "tests/support/btree_tree_fixture.h"
 
 namespace pbtree {
@@ -40,7 +41,7 @@ TEST(FileTypedIndexTypeCheck, TextLongerThanTheVarcharIsRefused) {
             tmp.path() + ": index I (varchar(5)): value of 8 bytes is too long for varchar(5)");
   ix.insert(Value::of_text("12345"), 2);
   EXPECT_EQ(ix.find(Value::of_text("12345")), std::vector<uint64_t>{2});
-  EXPECT_NO_THROW(f->tree("I").verify());
+  EXPECT_NO_THROW(btree_of(*f, "I").verify());
 }
 
 TEST(FileTypedIndexTypeCheck, IntegerOutsideSmallintIsRefused) {
@@ -119,7 +120,7 @@ TEST(FileTypedIndexTypeCheck, CompoundSegmentOutsideItsTypeIsRefused) {
                 ": index C: segment 1: value 70000 out of range for smallint "
                 "(-32768..32767)");
   ix.insert(std::vector<Value>{Value::exact(1), Value::of_text("AB")}, 2);
-  EXPECT_NO_THROW(f->tree("C").verify());
+  EXPECT_NO_THROW(btree_of(*f, "C").verify());
 }
 
 TEST(FileTypedIndexTypeCheck, InsertKeyTakesAValidCompoundKey) {

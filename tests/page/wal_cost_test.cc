@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "file/index_root.h"
 #include "node/btree_page.h"
 #include "node/jump_table.h"
@@ -61,7 +62,7 @@ int leaves_among(const IndexFile& f, const std::vector<uint32_t>& pages) {
   std::vector<uint8_t> page(f.page_size());
   int n = 0;
   for (uint32_t p : pages) {
-    f.read_page(p, page.data());
+    read_file_page(f, p, page.data());
     if (page[0] == static_cast<uint8_t>(PageType::Btree) &&
         read_btree_header(page.data()).level == 0)
       ++n;
@@ -74,7 +75,7 @@ std::string describe(const IndexFile& f, const std::vector<uint32_t>& pages) {
   std::vector<uint8_t> page(f.page_size());
   std::string out;
   for (uint32_t p : pages) {
-    f.read_page(p, page.data());
+    read_file_page(f, p, page.data());
     out += " " + std::to_string(p) + ":";
     out += page[0] == static_cast<uint8_t>(PageType::Btree)
                ? "level " + std::to_string(read_btree_header(page.data()).level)
@@ -87,20 +88,20 @@ TEST(PageWalCost, OneInsertIntoABigIndexWritesAFewPages) {
   TempPath tmp;
   const int64_t n = env_keys();
   build(tmp.path(), n);
-  auto f = IndexFile::open(tmp.path(), true);
-  const CheckpointStats bulk = f->last_checkpoint();
+  auto f = IndexFile::open(tmp.path(), {.writable = true});
+  const CommitStats bulk = f->last_checkpoint();
   EXPECT_EQ(bulk.pages_written, f->page_count());  // every page: new ones, root page, header
   IndexDefinition d = bigint_index();
   std::vector<uint8_t> root(f->page_size());
-  f->read_page(f->find_index("BY_ID")->root_page, root.data());
+  read_file_page(*f, f->find_index("BY_ID")->root_page, root.data());
   const uint32_t depth = read_btree_header(root.data()).level + 1u;
   const int64_t middle = (n & ~int64_t{1}) + 1;  // odd: not in the index
   // First insert: the bulk build left every leaf full but room on the non-leaf pages
   // (btree/bulk_build.h), so the leaf splits and its parent takes the separator: the leaf,
   // its new right half, the old right sibling (left link), the parent, and the header.
-  f->tree("BY_ID").insert(key_of(d, middle), 5000000);
-  f->flush();
-  CheckpointStats s = f->last_checkpoint();
+  btree_of(*f, "BY_ID").insert(key_of(d, middle), 5000000);
+  f->commit();
+  CommitStats s = f->last_checkpoint();
   std::vector<uint32_t> pages = f->last_checkpoint_pages();
   std::printf(
       "wal cost: %lld keys, %u pages, depth %u; first insert: checkpoint %llu wrote %u "
@@ -121,8 +122,8 @@ TEST(PageWalCost, OneInsertIntoABigIndexWritesAFewPages) {
   EXPECT_EQ(s.bytes_written, uint64_t{s.pages_written} * 8192);
   EXPECT_EQ(s.bytes_synced, uint64_t{s.pages_written} * (24 + 8192) + 40);
   // Second insert next to it: the half-full leaf takes it; one leaf and the header.
-  f->tree("BY_ID").insert(key_of(d, middle + 2), 5000001);
-  f->flush();
+  btree_of(*f, "BY_ID").insert(key_of(d, middle + 2), 5000001);
+  f->commit();
   s = f->last_checkpoint();
   pages = f->last_checkpoint_pages();
   std::printf(
@@ -139,12 +140,12 @@ TEST(PageWalCost, OneInsertIntoABigIndexWritesAFewPages) {
 TEST(PageWalCost, AppendedKeysTouchAtMostTwoLeaves) {
   TempPath tmp;
   build(tmp.path(), 20000);
-  auto f = IndexFile::open(tmp.path(), true);
+  auto f = IndexFile::open(tmp.path(), {.writable = true});
   IndexDefinition d = bigint_index();
-  BTree& t = f->tree("BY_ID");
+  BTree& t = btree_of(*f, "BY_ID");
   for (int64_t i = 0; i < 100; ++i) t.insert(key_of(d, 40000 + i), 20000 + i);
-  f->flush();
-  CheckpointStats s = f->last_checkpoint();
+  f->commit();
+  CommitStats s = f->last_checkpoint();
   std::vector<uint32_t> pages = f->last_checkpoint_pages();
   int leaves = leaves_among(*f, pages);
   std::printf("wal cost: 100 appended keys: %u pages written, %d leaves\n", s.pages_written,
@@ -157,21 +158,21 @@ TEST(PageWalCost, AppendedKeysTouchAtMostTwoLeaves) {
 TEST(PageWalCost, HeaderKeepsTheLastCheckpointCounters) {
   TempPath tmp;
   build(tmp.path(), 1000);
-  CheckpointStats s;
+  CommitStats s;
   {
-    auto f = IndexFile::open(tmp.path(), true);
-    f->tree("BY_ID").insert(key_of(bigint_index(), 1), 7);
-    f->flush();
+    auto f = IndexFile::open(tmp.path(), {.writable = true});
+    btree_of(*f, "BY_ID").insert(key_of(bigint_index(), 1), 7);
+    f->commit();
     s = f->last_checkpoint();
   }
-  auto f = IndexFile::open(tmp.path(), false);
-  CheckpointStats r = f->last_checkpoint();
+  auto f = IndexFile::open(tmp.path());
+  CommitStats r = f->last_checkpoint();
   EXPECT_EQ(r.checkpoint, s.checkpoint);
   EXPECT_EQ(r.pages_written, s.pages_written);
   EXPECT_EQ(r.bytes_written, s.bytes_written);
   EXPECT_EQ(r.bytes_synced, s.bytes_synced);
   std::vector<uint8_t> page(f->page_size());
-  f->read_page(0, page.data());
+  read_file_page(*f, 0, page.data());
   EXPECT_EQ(get_u32(page.data() + 56), s.pages_written);
   EXPECT_FALSE(std::filesystem::exists(tmp.path() + "-wal"));
 }
@@ -179,10 +180,10 @@ TEST(PageWalCost, HeaderKeepsTheLastCheckpointCounters) {
 TEST(PageWalCost, FlushWithoutChangesWritesNothing) {
   TempPath tmp;
   build(tmp.path(), 1000);
-  auto f = IndexFile::open(tmp.path(), true);
+  auto f = IndexFile::open(tmp.path(), {.writable = true});
   const uint64_t before = f->last_checkpoint().checkpoint;
-  (void)f->tree("BY_ID").find(key_of(bigint_index(), 2));
-  f->flush();
+  (void)btree_of(*f, "BY_ID").find(key_of(bigint_index(), 2));
+  f->commit();
   EXPECT_EQ(f->last_checkpoint().checkpoint, before);
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "file/index_root.h"
 #include "page/file_header.h"
 #include "page/page_file.h"
@@ -58,12 +59,12 @@ class PageWalFileIdentity : public ::testing::Test {
   // log bytes as a crash right after the commit point would leave them (the committed batch
   // only in the log). The file itself is then closed normally (batch applied, log removed).
   std::pair<std::string, std::string> committed_log() {
-    auto f = IndexFile::open(db_, true);
+    auto f = IndexFile::open(db_, {.writable = true});
     KeyBuffer k;
     const IndexDefinition def = f->find_index("I")->def;
     build_key(def.type, def.format, parse_value(def.type, "200000"), false, k);
-    f->tree("I").insert(k.bytes(), 1);
-    f->flush();
+    btree_of(*f, "I").insert(k.bytes(), 1);
+    f->commit();
     return {read_bytes(db_), read_bytes(log_)};
   }
 
@@ -168,7 +169,7 @@ TEST_F(PageWalFileIdentity, StaleLogIsSetAsideByAWritableOpen) {
   write_bytes(db_, other_bytes);
   write_bytes(log_, log_bytes);
   ::testing::internal::CaptureStderr();
-  IndexFile::open(db_, true).reset();
+  IndexFile::open(db_, {.writable = true}).reset();
   EXPECT_EQ(::testing::internal::GetCapturedStderr(),
             "pbtree: warning: " + log_ + ": committed log of another file (file id " + old_id +
                 ", the file has " + file_id_hex(other) + "): not replayed, set aside as " + log_ +

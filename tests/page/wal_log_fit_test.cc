@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "page/file_lock.h"
 #include "page/io.h"
 #include "page/page_file.h"
@@ -82,7 +83,7 @@ class PageWalFit : public ::testing::Test {
     KeyBuffer k;
     const IndexDefinition def = f.find_index("I")->def;
     build_key(def.type, def.format, parse_value(def.type, std::to_string(value)), false, k);
-    f.tree("I").insert(k.bytes(), recno);
+    btree_of(f, "I").insert(k.bytes(), recno);
   }
 
   // The values of index I, as `pbtree scan` prints them (read-only open).
@@ -121,7 +122,7 @@ TEST_F(PageWalFit, CopyOfFileAndLogTakenAcrossACheckpointIsSetAsideNotReplayed) 
   load(1000);
   std::string db_copy, log_copy;
   {
-    auto f = IndexFile::open(db_, true);
+    auto f = IndexFile::open(db_, {.writable = true});
     insert(*f, 0, 7);  // first leaf
     f->commit();       // commit c+1, in the log only
     db_copy = read_bytes(db_);
@@ -152,13 +153,13 @@ TEST_F(PageWalFit, BackupRestoredBesideTheLiveLogIsSetAsideNotReplayed) {
   const std::string bk = dir_.file("bk.pbt");
   ASSERT_EQ(run({"backup", db_, bk}).code, 0);
   {
-    auto f = IndexFile::open(db_, true);
+    auto f = IndexFile::open(db_, {.writable = true});
     insert(*f, 0, 7);
     f->close();  // checkpointed: the file is at commit c+1, no log
   }
   {
-    auto reader = IndexFile::open(db_, false);  // keeps the next log
-    auto f = IndexFile::open(db_, true);
+    auto reader = IndexFile::open(db_);  // keeps the next log
+    auto f = IndexFile::open(db_, {.writable = true});
     insert(*f, 5000000, 8);
     f->close();  // commit c+2 stays in the log
   }
@@ -188,7 +189,7 @@ TEST_F(PageWalFit, SetAsideNeverReplacesAnEarlierOne) {
   write_bytes(log_ + ".aside-1", "earlier\n");
   std::string db_copy, log_copy;
   {
-    auto f = IndexFile::open(db_, true);
+    auto f = IndexFile::open(db_, {.writable = true});
     insert(*f, 0, 7);
     f->commit();
     db_copy = read_bytes(db_);
@@ -209,7 +210,7 @@ TEST_F(PageWalFit, SetAsideNeverReplacesAnEarlierOne) {
 // and inode (format version 4, 64 bytes).
 TEST_F(PageWalFit, LogHeaderNamesTheFileAndTheCommitItStartsAfter) {
   load(10);
-  auto f = IndexFile::open(db_, true);
+  auto f = IndexFile::open(db_, {.writable = true});
   insert(*f, 0, 7);
   f->commit();
   const std::string db_bytes = read_bytes(db_);
@@ -280,7 +281,7 @@ TEST_F(PageWalFit, CheckpointCountsTheFramesFoldedInAtOpen) {
   load(1000);
   std::string db_bytes, log_bytes;
   {
-    auto f = IndexFile::open(db_, true);
+    auto f = IndexFile::open(db_, {.writable = true});
     insert(*f, 0, 7);
     f->commit();
     db_bytes = read_bytes(db_);
@@ -316,9 +317,9 @@ bool writer_lock_held(const std::string& path) {
 // (reading commands never wait for a writer).
 TEST_F(PageWalFit, CheckpointWaitingForAReaderLetsNewReadersIn) {
   load(1000);
-  auto old_reader = IndexFile::open(db_, false);
+  auto old_reader = IndexFile::open(db_);
   {
-    auto f = IndexFile::open(db_, true);
+    auto f = IndexFile::open(db_, {.writable = true});
     insert(*f, 0, 7);
     f->close();  // the log stays: old_reader holds a snapshot
   }
@@ -332,10 +333,10 @@ TEST_F(PageWalFit, CheckpointWaitingForAReaderLetsNewReadersIn) {
   while (!writer_lock_held(db_)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // now inside its wait
   {
-    auto new_reader = IndexFile::open(db_, false);
+    auto new_reader = IndexFile::open(db_);
     int status = 0;
     EXPECT_EQ(::waitpid(pid, &status, WNOHANG), 0) << "the new reader waited for the checkpoint";
-    EXPECT_EQ(new_reader->tree("I").verify().entries, 1001u);
+    EXPECT_EQ(btree_of(*new_reader, "I").verify().entries, 1001u);
   }
   old_reader.reset();  // now the checkpoint can go on
   int status = 0;
@@ -384,7 +385,7 @@ TEST_F(PageWalFit, DiskFullDuringAnInsertBatchGivesTheLogSpaceBack) {
   load(1000);
   const uint64_t db_size = std::filesystem::file_size(db_);
   {
-    auto f = IndexFile::open(db_, true);
+    auto f = IndexFile::open(db_, {.writable = true});
     f->set_cache_frames(16);
     EXPECT_THROW(
         {

@@ -66,7 +66,7 @@ uint64_t log_size(const std::string& path) {
 }
 
 // Header filler for checkpoints: type 1, byte 100 = 0xEE.
-void header(const CheckpointStats&, uint8_t* page) {
+void header(const CommitStats&, uint8_t* page) {
   page[0] = static_cast<uint8_t>(PageType::Header);
   page[100] = 0xEE;
 }
@@ -198,8 +198,8 @@ TEST(PageWalLog, CheckpointCountsOnlyChangedPagesAndHeader) {
   w.put(4, 0xA4);
   w.put(2, 0xA2);
   w.put(4, 0xB4);
-  CheckpointStats seen;
-  CheckpointStats s = w.file.commit(7, 5, [&](const CheckpointStats& st, uint8_t* page) {
+  CommitStats seen;
+  CommitStats s = w.file.commit(7, 5, [&](const CommitStats& st, uint8_t* page) {
     seen = st;
     header(st, page);
   });

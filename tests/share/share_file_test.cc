@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "page/file_lock.h"
 #include "page/io.h"
 #include "tests/support/btree_tree_fixture.h"
@@ -43,27 +44,27 @@ void make_file(const std::string& path, uint32_t page_size = 8192) {
 }
 
 void insert_range(IndexFile& f, int64_t from, int64_t to) {
-  BTree& t = f.tree("I");
+  BTree& t = btree_of(f, "I");
   for (int64_t v = from; v <= to; ++v) t.insert(key_of(v), static_cast<uint64_t>(v));
 }
 
 uint64_t count(IndexFile& f) {
   uint64_t n = 0;
-  for (Cursor c = f.tree("I").scan(); c.valid(); c.next()) ++n;
+  for (Cursor c = btree_of(f, "I").scan(); c.valid(); c.next()) ++n;
   return n;
 }
 
 uint64_t count_in(const std::string& path) {
-  auto f = IndexFile::open(path, false);
+  auto f = IndexFile::open(path);
   return count(*f);
 }
 
 TEST(ShareFile, SecondWriterGetsLockedErrorNamingTheFile) {
   TempPath tmp;
   make_file(tmp.path());
-  auto writer = IndexFile::open(tmp.path(), true);
+  auto writer = IndexFile::open(tmp.path(), {.writable = true});
   try {
-    IndexFile::open(tmp.path(), true, posix_io(), 0);
+    IndexFile::open(tmp.path(), {.writable = true, .busy_timeout_ms = 0});
     FAIL() << "a second writer was let in";
   } catch (const LockedError& e) {
     EXPECT_EQ(e.file, tmp.path());
@@ -77,13 +78,13 @@ TEST(ShareFile, SecondWriterGetsLockedErrorNamingTheFile) {
 TEST(ShareFile, BusyTimeoutWaitsUntilTheWriterCloses) {
   TempPath tmp;
   make_file(tmp.path());
-  auto writer = IndexFile::open(tmp.path(), true);
+  auto writer = IndexFile::open(tmp.path(), {.writable = true});
   insert_range(*writer, 1, 10);
   std::thread closer([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     writer->close();
   });
-  auto second = IndexFile::open(tmp.path(), true, posix_io(), 20000);
+  auto second = IndexFile::open(tmp.path(), {.writable = true, .busy_timeout_ms = 20000});
   closer.join();
   EXPECT_EQ(count(*second), 10u);
 }
@@ -91,10 +92,10 @@ TEST(ShareFile, BusyTimeoutWaitsUntilTheWriterCloses) {
 TEST(ShareFile, ReaderKeepsItsSnapshotWhileTheWriterCommits) {
   TempPath tmp;
   make_file(tmp.path());
-  auto writer = IndexFile::open(tmp.path(), true);
+  auto writer = IndexFile::open(tmp.path(), {.writable = true});
   insert_range(*writer, 1, 100);
   writer->commit();
-  auto reader = IndexFile::open(tmp.path(), false);
+  auto reader = IndexFile::open(tmp.path());
   insert_range(*writer, 101, 300);
   writer->commit();
   EXPECT_EQ(count(*reader), 100u);
@@ -104,10 +105,10 @@ TEST(ShareFile, ReaderKeepsItsSnapshotWhileTheWriterCommits) {
 TEST(ShareFile, CheckpointWaitsForTheLastReaderOfAnOlderSnapshot) {
   TempPath tmp;
   make_file(tmp.path());
-  auto writer = IndexFile::open(tmp.path(), true);
+  auto writer = IndexFile::open(tmp.path(), {.writable = true});
   insert_range(*writer, 1, 50);
   writer->commit();
-  auto reader = IndexFile::open(tmp.path(), false);
+  auto reader = IndexFile::open(tmp.path());
   insert_range(*writer, 51, 80);
   EXPECT_FALSE(writer->checkpoint(0));
   EXPECT_GT(writer->log_committed_frames(), 0u);
@@ -123,7 +124,7 @@ TEST(ShareFile, DestructorRollsBackWhatWasNotCommitted) {
   TempPath tmp;
   make_file(tmp.path());
   {
-    auto f = IndexFile::open(tmp.path(), true);
+    auto f = IndexFile::open(tmp.path(), {.writable = true});
     insert_range(*f, 1, 10);
     f->commit();
     insert_range(*f, 11, 20);
@@ -135,7 +136,7 @@ TEST(ShareFile, DestructorRollsBackTheSameWayWhenAnExceptionLeavesTheScope) {
   TempPath tmp;
   make_file(tmp.path());
   try {
-    auto f = IndexFile::open(tmp.path(), true);
+    auto f = IndexFile::open(tmp.path(), {.writable = true});
     insert_range(*f, 1, 10);
     f->commit();
     insert_range(*f, 11, 20);
@@ -148,7 +149,7 @@ TEST(ShareFile, DestructorRollsBackTheSameWayWhenAnExceptionLeavesTheScope) {
 TEST(ShareFile, CloseKeepsWhatWasNotYetCommitted) {
   TempPath tmp;
   make_file(tmp.path());
-  auto f = IndexFile::open(tmp.path(), true);
+  auto f = IndexFile::open(tmp.path(), {.writable = true});
   insert_range(*f, 1, 25);
   f->close();
   EXPECT_EQ(count_in(tmp.path()), 25u);
@@ -160,7 +161,7 @@ std::vector<std::string> syncs_of_close() {
   TempPath tmp;
   make_file(tmp.path());
   FaultyIo io;
-  auto f = IndexFile::open(tmp.path(), true, io);
+  auto f = IndexFile::open(tmp.path(), {.writable = true, .io = &io});
   insert_range(*f, 1, 1000);
   f->commit();
   insert_range(*f, 1001, 2000);
@@ -181,7 +182,7 @@ void close_with_failing_sync(uint64_t nth, uint64_t expected) {
   make_file(tmp.path());
   {
     FaultyIo io;
-    auto f = IndexFile::open(tmp.path(), true, io);
+    auto f = IndexFile::open(tmp.path(), {.writable = true, .io = &io});
     insert_range(*f, 1, 1000);
     f->commit();
     insert_range(*f, 1001, 2000);
@@ -189,9 +190,9 @@ void close_with_failing_sync(uint64_t nth, uint64_t expected) {
     EXPECT_THROW(f->close(), IoError);
     EXPECT_TRUE(io.fired());
   }
-  auto again = IndexFile::open(tmp.path(), true);
+  auto again = IndexFile::open(tmp.path(), {.writable = true});
   EXPECT_EQ(count(*again), expected);
-  EXPECT_EQ(again->tree("I").verify().entries, expected);
+  EXPECT_EQ(btree_of(*again, "I").verify().entries, expected);
 }
 
 // close() syncs: the checkpoint of the first commit (file, then the emptied log) before the
@@ -217,7 +218,7 @@ TEST(ShareFile, FailingEarlierCheckpointSyncInCloseThrowsAndReopenHasTheLastComm
 TEST(ShareFile, ReadOnlyFileRefusesCommitAndCheckpointWithReadOnlyError) {
   TempPath tmp;
   make_file(tmp.path());
-  auto f = IndexFile::open(tmp.path(), false);
+  auto f = IndexFile::open(tmp.path());
   EXPECT_THROW(f->checkpoint(0), ReadOnlyError);
 }
 
@@ -226,9 +227,9 @@ TEST(ShareFile, ScanBeforeTheFirstCommitReturnsEveryEntryOfAFreshIndex) {
   const int64_t n = std::getenv("PBTREE_SHARE_FULL") ? 1000000 : 300000;
   TempPath tmp;
   make_file(tmp.path(), 4096);
-  auto f = IndexFile::open(tmp.path(), true);
+  auto f = IndexFile::open(tmp.path(), {.writable = true});
   insert_range(*f, 1, n);
-  EXPECT_EQ(f->tree("I").verify().entries, static_cast<uint64_t>(n));
+  EXPECT_EQ(btree_of(*f, "I").verify().entries, static_cast<uint64_t>(n));
   EXPECT_EQ(count(*f), static_cast<uint64_t>(n));
   f->commit();
   EXPECT_EQ(count(*f), static_cast<uint64_t>(n));

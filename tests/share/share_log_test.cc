@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "page/page_file.h"
 #include "page/wal.h"
 #include "tests/support/cli_test_util.h"
@@ -50,21 +51,21 @@ void make_file(const std::string& path) {
 }
 
 void insert_range(IndexFile& f, int64_t from, int64_t to) {
-  BTree& t = f.tree("I");
+  BTree& t = btree_of(f, "I");
   for (int64_t v = from; v <= to; ++v) t.insert(key_of(v), static_cast<uint64_t>(v));
 }
 
 uint64_t count_in(const std::string& path) {
-  auto f = IndexFile::open(path, false);
+  auto f = IndexFile::open(path);
   uint64_t n = 0;
-  for (Cursor c = f->tree("I").scan(); c.valid(); c.next()) ++n;
+  for (Cursor c = btree_of(*f, "I").scan(); c.valid(); c.next()) ++n;
   return n;
 }
 
 // Commits 1..n while a reader holds a snapshot, so the commits stay in the log after close.
 void commit_into_the_log(const std::string& db, int64_t from, int64_t to) {
-  auto reader = IndexFile::open(db, false);
-  auto writer = IndexFile::open(db, true);
+  auto reader = IndexFile::open(db);
+  auto writer = IndexFile::open(db, {.writable = true});
   insert_range(*writer, from, to);
   writer->close();
 }
@@ -99,7 +100,7 @@ TEST(ShareLog, CheckpointWithAReaderHoldingASnapshotExitsThreeAndChangesNothing)
   const std::string db = dir.file("db.pbt");
   make_file(db);
   commit_into_the_log(db, 1, 100);
-  auto reader = IndexFile::open(db, false);
+  auto reader = IndexFile::open(db);
   auto busy = run({"checkpoint", db, "--wait", "50"});
   EXPECT_EQ(busy.code, 3);
   EXPECT_EQ(busy.err,
@@ -114,8 +115,8 @@ TEST(ShareLog, BackupUnderAWriterVerifiesAndEqualsACommittedState) {
   std::atomic<bool> stop{false};
   std::atomic<int64_t> commits{0};
   std::thread writer([&] {
-    auto w = IndexFile::open(db, true);
-    BTree& t = w->tree("I");
+    auto w = IndexFile::open(db, {.writable = true});
+    BTree& t = btree_of(*w, "I");
     for (int64_t v = 1; !stop; ++v) {
       t.insert(key_of(v), static_cast<uint64_t>(v));
       w->commit();
@@ -158,9 +159,9 @@ TEST(ShareLog, OlderLogOfTheSameFileIsStaleAndNotReplayed) {
   commit_into_the_log(db, 1, 100);
   std::filesystem::copy_file(log_of(db), old_log);
   {
-    auto w = IndexFile::open(db, true);  // checkpoints the log in, then changes more
+    auto w = IndexFile::open(db, {.writable = true});  // checkpoints the log in, then changes more
     insert_range(*w, 101, 200);
-    auto tree = &w->tree("I");
+    auto tree = &btree_of(*w, "I");
     for (int64_t v = 1; v <= 50; ++v) tree->remove(key_of(v), static_cast<uint64_t>(v));
     w->close();
   }
@@ -172,7 +173,7 @@ TEST(ShareLog, OlderLogOfTheSameFileIsStaleAndNotReplayed) {
   EXPECT_NE(warning.find("stale log: its last commit is"), std::string::npos) << warning;
   {
     ::testing::internal::CaptureStderr();
-    auto w = IndexFile::open(db, true);
+    auto w = IndexFile::open(db, {.writable = true});
     ::testing::internal::GetCapturedStderr();
     EXPECT_TRUE(w->log_recovery().stale);
     w->close();
@@ -234,7 +235,7 @@ void expect_log_ignored(const std::string& db, const std::string& log, const std
   std::string warning = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(warning.find(why), std::string::npos) << warning;
   ::testing::internal::CaptureStderr();
-  { IndexFile::open(db, true)->close(); }
+  { IndexFile::open(db, {.writable = true})->close(); }
   warning = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(warning.find(why), std::string::npos) << warning;
   EXPECT_EQ(count_in(db), 10u);
@@ -244,7 +245,7 @@ void expect_log_ignored(const std::string& db, const std::string& log, const std
 struct ShareCraftedLog : ::testing::Test {
   ShareCraftedLog() : dir("log-crafted"), db(dir.file("db.pbt")) {
     make_file(db);
-    auto w = IndexFile::open(db, true);
+    auto w = IndexFile::open(db, {.writable = true});
     insert_range(*w, 1, 10);
     w->close();
   }
@@ -297,8 +298,8 @@ TEST_F(ShareCraftedLog, SymbolicLinkAtTheLogPathIsRefusedAndItsTargetKept) {
   const std::string victim = dir.file("victim.txt");
   std::ofstream(victim) << "precious";
   std::filesystem::create_symlink(victim, log_of(db));
-  EXPECT_THROW(IndexFile::open(db, false), IoError);
-  EXPECT_THROW(IndexFile::open(db, true), IoError);
+  EXPECT_THROW(IndexFile::open(db), IoError);
+  EXPECT_THROW(IndexFile::open(db, {.writable = true}), IoError);
   auto scan = run({"scan", db, "--index", "I"});
   EXPECT_EQ(scan.code, 1);
   EXPECT_EQ(scan.err, "pbtree: " + log_of(db) + ": the log is a symbolic link: refused\n");
@@ -310,7 +311,7 @@ TEST_F(ShareCraftedLog, FifoAtTheLogPathIsRefusedWithoutBlocking) {
   auto scan = run({"scan", db, "--index", "I"});
   EXPECT_EQ(scan.code, 1);
   EXPECT_EQ(scan.err, "pbtree: " + log_of(db) + ": the log is not a regular file: refused\n");
-  EXPECT_THROW(IndexFile::open(db, true), IoError);
+  EXPECT_THROW(IndexFile::open(db, {.writable = true}), IoError);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "tests/support/cli_test_util.h"
 
 extern char** environ;
@@ -53,20 +54,20 @@ void make_file(const std::string& path, int64_t n) {
   def.format = default_key_format(kBigint);
   def.unique = true;
   f->create_index(def);
-  for (int64_t v = 1; v <= n; ++v) f->tree("I").insert(key_of(v), static_cast<uint64_t>(v));
+  for (int64_t v = 1; v <= n; ++v) btree_of(*f, "I").insert(key_of(v), static_cast<uint64_t>(v));
   f->close();
 }
 
 void insert_and_close(const std::string& path, int64_t v) {
-  auto f = IndexFile::open(path, true);
-  f->tree("I").insert(key_of(v), static_cast<uint64_t>(v));
+  auto f = IndexFile::open(path, {.writable = true});
+  btree_of(*f, "I").insert(key_of(v), static_cast<uint64_t>(v));
   f->close();
 }
 
 std::set<int64_t> values_of(const std::string& path) {
-  auto f = IndexFile::open(path, false);
+  auto f = IndexFile::open(path);
   std::set<int64_t> out;
-  for (Cursor c = f->tree("I").scan(); c.valid(); c.next()) {
+  for (Cursor c = btree_of(*f, "I").scan(); c.valid(); c.next()) {
     out.insert(static_cast<int64_t>(c.record_number()));
   }
   return out;
@@ -87,7 +88,7 @@ TEST(ShareNames, HardLinkInAnotherDirectoryReachesTheLogOfTheFirstName) {
   std::set<int64_t> want = one_to(100);
   want.insert({1001, 1002});
   {
-    auto reader = IndexFile::open(db, false);  // keeps the log after each writer
+    auto reader = IndexFile::open(db);  // keeps the log after each writer
     insert_and_close(db, 1001);
     ASSERT_TRUE(std::filesystem::exists(db + "-wal"));
     insert_and_close(other, 1002);
@@ -96,7 +97,7 @@ TEST(ShareNames, HardLinkInAnotherDirectoryReachesTheLogOfTheFirstName) {
     EXPECT_EQ(values_of(db), want);
   }
   {
-    auto f = IndexFile::open(other, true);  // checkpoint under the second name
+    auto f = IndexFile::open(other, {.writable = true});  // checkpoint under the second name
     EXPECT_TRUE(f->checkpoint(0));
     f->close();
   }
@@ -104,8 +105,8 @@ TEST(ShareNames, HardLinkInAnotherDirectoryReachesTheLogOfTheFirstName) {
   EXPECT_FALSE(std::filesystem::exists(other + "-wal"));
   EXPECT_EQ(values_of(db), want);
   EXPECT_EQ(values_of(other), want);
-  auto f = IndexFile::open(db, false);
-  EXPECT_EQ(f->tree("I").verify().entries, want.size());
+  auto f = IndexFile::open(db);
+  EXPECT_EQ(btree_of(*f, "I").verify().entries, want.size());
 }
 
 TEST(ShareNames, SymbolicLinkReachesTheLogOfTheFile) {
@@ -114,7 +115,7 @@ TEST(ShareNames, SymbolicLinkReachesTheLogOfTheFile) {
   make_file(db, 100);
   std::filesystem::create_symlink("t.pbt", sym);
   {
-    auto reader = IndexFile::open(db, false);
+    auto reader = IndexFile::open(db);
     insert_and_close(db, 1001);
     insert_and_close(sym, 1002);
     EXPECT_FALSE(std::filesystem::exists(sym + "-wal"));
@@ -125,7 +126,7 @@ TEST(ShareNames, SymbolicLinkReachesTheLogOfTheFile) {
   }
   {
     // the other way round: a log made under the symbolic link, found under the file's name
-    auto reader = IndexFile::open(sym, false);
+    auto reader = IndexFile::open(sym);
     insert_and_close(sym, 1003);
     insert_and_close(db, 1004);
   }
@@ -147,7 +148,7 @@ TEST(ShareNames, BindMountOfTheFileReachesItsLog) {
     FAIL() << "mount --bind refused: " << std::strerror(errno);
   }
   {
-    auto reader = IndexFile::open(db, false);
+    auto reader = IndexFile::open(db);
     insert_and_close(db, 1001);
     insert_and_close(bound, 1002);
     EXPECT_FALSE(std::filesystem::exists(bound + "-wal"));

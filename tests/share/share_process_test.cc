@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "btree/btree.h"
+#include "file/index_file_access.h"
 #include "tests/support/cli_test_util.h"
 
 extern char** environ;
@@ -86,7 +87,7 @@ void make_file(const std::string& path, int64_t n) {
   def.format = default_key_format(kBigint);
   def.unique = true;
   f->create_index(def);
-  BTree& t = f->tree("I");
+  BTree& t = btree_of(*f, "I");
   for (int64_t v = 1; v <= n; ++v) t.insert(key_of(v), static_cast<uint64_t>(v));
   f->close();
 }
@@ -216,7 +217,7 @@ TEST(ShareProcesses, TwoWritersAndReadersOnOneFileLoseNothingAndSeeNoFalseErrors
 
 // Commits (one insert each) by a writer in this process during `window`.
 int commits_during(IndexFile& writer, int64_t& next, std::chrono::milliseconds window) {
-  BTree& t = writer.tree("I");
+  BTree& t = btree_of(writer, "I");
   int n = 0;
   for (const auto end = Clock::now() + window; Clock::now() < end; ++n) {
     t.insert(key_of(next), static_cast<uint64_t>(next));
@@ -231,7 +232,7 @@ TEST(ShareProcesses, ReaderPausedInsideAScanDoesNotStopCommits) {
   ScratchDir dir("share-paused");
   const std::string db = dir.file("db.pbt");
   make_file(db, 5000);
-  auto writer = IndexFile::open(db, true);
+  auto writer = IndexFile::open(db, {.writable = true});
   int64_t next = 100000;
   const int alone = commits_during(*writer, next, window);
 

@@ -15,6 +15,7 @@
 
 #include "btree/btree.h"
 #include "file/file_create.h"
+#include "file/index_file_access.h"
 #include "tests/support/crash_ops.h"
 
 namespace {
@@ -46,7 +47,7 @@ int run_load_mode(int argc, char** argv) {
     def.unique = false;
     if (mode == "--load") {
       def.name = argv[3];
-      auto file = IndexFile::open(db, true);
+      auto file = IndexFile::open(db, {.writable = true});
       std::printf("R\n");
       std::fflush(stdout);
       file->bulk_load(def, batch);
@@ -82,9 +83,9 @@ int main(int argc, char** argv) {
   const uint64_t seed = std::strtoull(argv[2], nullptr, 10);
   const uint64_t batches = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1000000;
   try {
-    auto file = IndexFile::open(db, true);
+    auto file = IndexFile::open(db, {.writable = true});
     file->set_cache_frames(10);  // small: dirty pages get evicted into the log between checkpoints
-    BTree& tree = file->tree(crash::index_definition().name);
+    BTree& tree = btree_of(*file, crash::index_definition().name);
     std::printf("R\n");
     std::fflush(stdout);
     crash::OpStream ops(seed);
@@ -97,7 +98,7 @@ int main(int argc, char** argv) {
           tree.insert(key, static_cast<uint64_t>(k));
         }
       }
-      file->flush();
+      file->commit();
       std::printf("C %llu\n", static_cast<unsigned long long>(b));
       std::fflush(stdout);
     }

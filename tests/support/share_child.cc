@@ -19,9 +19,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    auto file = pbtree::IndexFile::open(argv[1], false);
+    auto file = pbtree::IndexFile::open(argv[1]);
     uint64_t n = 0;
-    pbtree::Cursor c = file->tree(argv[2]).scan();
+    pbtree::IndexCursor c = file->tree(argv[2]).scan();
     for (; c.valid() && n < 10; c.next()) ++n;
     std::printf("paused\n");
     std::fflush(stdout);
