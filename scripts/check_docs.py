@@ -33,7 +33,8 @@
 #  c. Section numbers `§N`, `§N.M`, `§N.Ma`. The document is the last `*.md` named before the
 #     `§` on its line or on the two lines above; otherwise, in a markdown file, the file itself,
 #     and in a code comment, docs/FORMAT.md. The number must be one of that document's heading
-#     numbers (`## 3.` gives 3, `### 3.4` gives 3.4). A section cited by name, `FORMAT.md "Log
+#     numbers (`## 3.` gives 3, `### 3.4` gives 3.4); so must `FORMAT.md 2.7` (a number right
+#     after a document's name, without the §). A section cited by name, `FORMAT.md "Log
 #     file"`, must be part of a heading of that document (case-insensitive).
 import fnmatch
 import glob
@@ -54,6 +55,7 @@ PATH_RE = re.compile(r"(?<![\w.\-/<@$~])((?:[A-Za-z0-9_.\-*?{},\[\]]+/)+[A-Za-z0
 PBTREE_INCLUDE_RE = re.compile(r"<pbtree/([A-Za-z0-9_./]+)>")
 MD_NAME_RE = re.compile(r"(?<![\w.\-/])((?:[A-Za-z0-9_.\-]+/)*[A-Za-z0-9_\-]+\.md)\b")
 SECTION_RE = re.compile(r"§\s?(\d+(?:\.\d+)*[a-z]?)")
+DOC_NUMBER_RE = re.compile(r"((?:[A-Za-z0-9_.\-]+/)*[A-Za-z0-9_\-]+\.md),? (\d+(?:\.\d+)+[a-z]?)\b")
 NAMED_SECTION_RE = re.compile(r"((?:[A-Za-z0-9_.\-]+/)*[A-Za-z0-9_\-]+\.md),?\s+[\"“]([^\"”]+)[\"”]")
 URL_RE = re.compile(r"[a-z][a-z0-9+.\-]*://\S+")
 MD_LINK_RE = re.compile(r"\]\(([^)\s]+)\)")
@@ -374,6 +376,14 @@ class Checker:
             numbers = self.repo.headings(target)[0]
             if num not in numbers:
                 self.problem(rel, no, f"§{num}: {target} has no section {num}")
+        for m in DOC_NUMBER_RE.finditer(text):  # `FORMAT.md 2.7`, without the §
+            name, num = m.group(1), m.group(2)
+            target = None if os.path.basename(name) in OUTSIDE_NOTES else self.repo.resolve_md(name, rel)
+            if target is None:
+                continue  # reported by check_paths or check_outside
+            self.counts["sections"] += 1
+            if num not in self.repo.headings(target)[0]:
+                self.problem(rel, no, f"{name} {num}: {target} has no section {num}")
         for m in NAMED_SECTION_RE.finditer(text):
             name, section = m.group(1), m.group(2)
             if name in OUTSIDE_NOTES:
