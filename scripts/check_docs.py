@@ -163,60 +163,33 @@ def expand_braces(s):
 
 # ---- comments of source files: [(line number, comment text, code text of the file)] ----
 
+C_TOKEN_RE = re.compile(
+    r'(?P<raw>(?<!\w)(?:u8|u|U|L)?R"(?P<delim>[^(\s]*)\((?:.|\n)*?\)(?P=delim)")'
+    r'|(?P<line>//[^\n]*)'
+    r'|(?P<block>/\*(?:.|\n)*?(?:\*/|$))'
+    r'|(?P<str>"(?:\\.|[^"\\\n])*")'
+    r"|(?P<chr>(?<![0-9A-Za-z])'(?:\\.|[^'\\\n])*')")
+
+
 def slash_comments(text):
     """// and /* */ comments of C/C++ text, per line; string and char literals skipped."""
     out, code = [], []
-    i, n, line = 0, len(text), 1
-    buf, in_block = [], False
-    while i < n:
-        c = text[i]
-        if in_block:
-            if text.startswith("*/", i):
-                out.append((line, "".join(buf)))
-                in_block = False
-                i += 2
-                continue
-            if c == "\n":
-                out.append((line, "".join(buf)))
-                buf, line = [], line + 1
-            else:
-                buf.append(c)
-            i += 1
-            continue
-        if text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append((line, text[i + 2:j]))
-            i = j
-            continue
-        if text.startswith("/*", i):
-            in_block, buf = True, []
-            i += 2
-            continue
-        if c == "R" and text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
-            k = text.find("(", i + 2)
-            if k > 0:
-                delim = ")" + text[i + 2:k] + '"'
-                j = text.find(delim, k)
-                j = n if j < 0 else j + len(delim)
-                code.append(text[i:j])
-                line += text.count("\n", i, j)
-                i = j
-                continue
-        if c in "\"'":
-            if c == "'" and i > 0 and text[i - 1].isalnum():  # digit separator 1'000
-                i += 1
-                continue
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            code.append(text[i:j + 1])
-            i = j + 1
-            continue
-        if c == "\n":
-            line += 1
-        code.append(c)
-        i += 1
+    pos, line = 0, 1
+    for m in C_TOKEN_RE.finditer(text):
+        code.append(text[pos:m.start()])
+        line += text.count("\n", pos, m.start())
+        tok = m.group(0)
+        if m.group("line") is not None:
+            out.append((line, tok[2:]))
+        elif m.group("block") is not None:
+            body = tok[2:-2] if tok.endswith("*/") else tok[2:]
+            for k, part in enumerate(body.split("\n")):
+                out.append((line + k, part))
+        else:
+            code.append(tok)
+        line += tok.count("\n")
+        pos = m.end()
+    code.append(text[pos:])
     return out, "".join(code)
 
 
@@ -341,7 +314,7 @@ class Checker:
                 self.problem(rel, no, f"`<pbtree/{m.group(1)}>`: include/pbtree/{m.group(1)} does not exist")
         for m in MD_NAME_RE.finditer(text):
             name = m.group(1)
-            if "/" in name or name in OUTSIDE_NOTES or text[:m.start()].endswith("../"):
+            if "/" in name or name in OUTSIDE_NOTES or text[:m.start()].endswith(("../", "](")):
                 continue  # paths are checked above
             self.counts["paths"] += 1
             if self.repo.resolve_md(name, rel) is None:
