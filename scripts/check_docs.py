@@ -22,9 +22,9 @@
 #     include/pbtree/keys.h. Braces are expanded (`node/{node,jump_table}.h`: every alternative
 #     must exist); `*`, `?` and `[..]` are globs that must match at least one file
 #     (`tests/cli/*_test.cc`). A `*.md` name without a directory (`FORMAT.md`) must name exactly
-#     one file of the repository by its base name. A markdown
-#     link `[..](target#anchor)` must lead to an existing file, and its anchor to a heading of
-#     that file (GitHub's anchor rule). URLs are skipped.
+#     one file of the repository by its base name. A markdown link `[..](target#anchor)` must
+#     lead to an existing file, and its anchor to a heading of that file (GitHub's anchor
+#     rule). URLs are skipped.
 #  b. Citations outside the repository: any `../shared/` path, and the notes under it by name
 #     (`firebird-format.md`), in a comment or a doc. Comments cite Firebird's own sources
 #     instead ("Firebird v5.0.4 src/jrd/btr.cpp"). Allowed: `../shared/data/...` anywhere (where
@@ -36,8 +36,10 @@
 #     numbers (`## 3.` gives 3, `### 3.4` gives 3.4); so must `FORMAT.md 2.7` (a number right
 #     after a document's name, without the §). A section cited by name, `FORMAT.md "Log
 #     file"`, must be part of a heading of that document (case-insensitive).
+# What it cannot see: a number that exists but now names another section (after a
+# renumbering, grep the old numbers), and prose that is wrong. This script's own comments are
+# not checked (they show what fails).
 import fnmatch
-import glob
 import os
 import re
 import subprocess
