@@ -1,5 +1,5 @@
 // IndexSession: one index of a pbtree file as a living B-tree, through IndexFile::tree() and
-// IndexFile::flush() (file/index_file.h), with a small page cache sized for one command.
+// IndexFile::flush() (include/pbtree/index_file.h), with a small page cache sized for one command.
 #include "tools/index_session.h"
 
 #include <fmt/format.h>

@@ -2,7 +2,7 @@
 // index's own type, key format and descending flag (issue 9 item 4): insert(value, recno),
 // remove, find(value), scan(from, to) with bounds in value order for descending indexes too,
 // and a raw-key entry point that checks the key decodes under the index's format and
-// re-encodes to the same bytes. Values are given as Value (keys/key.h) or as the text the CLI
+// re-encodes to the same bytes. Values are given as Value (<pbtree/keys.h>) or as the text the CLI
 // reads ("-5", "12.50", "NULL" is not text: use Value::null()).
 #pragma once
 

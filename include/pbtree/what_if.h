@@ -39,8 +39,8 @@ bool layout_available(NodeLayout layout);
 std::string_view layout_name(NodeLayout layout);
 
 /// Predicted figures of one (key format, layout) after a bulk build into a new file (first
-/// page 2, the jump interval bulk_load uses). Leaf figures follow gstat (firebird-format.md
-/// §3.2, btree/stats.h); averages are 0 when nodes = 0.
+/// page 2, the jump interval bulk_load uses). Leaf figures follow gstat (analyze_index in
+/// src/utilities/gstat/dba.epp, btree/stats.h); averages are 0 when nodes = 0.
 struct WhatIfRow {
   KeyFormat format = KeyFormat::Double;
   NodeLayout layout = NodeLayout::Firebird;
