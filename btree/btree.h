@@ -1,7 +1,8 @@
 // The living B-tree: insert, remove, find and range/prefix cursors over B-tree
 // pages (node/btree_page.h) kept in a BufferPool, with Firebird's split rules
-// (firebird-format.md §2.9: rightmost split, middle split, END_BUCKET copies, separators =
-// the child's first key + first record number) and merging of under-filled pages.
+// (insert_node, add_node, BTR_insert in Firebird v5.0.4 src/jrd/btr.cpp: rightmost split, middle
+// split, END_BUCKET copies, separators = the child's first key + first record number) and merging
+// of under-filled pages.
 //
 // Concurrency: many reader threads and one writer at a time (writers serialize on a mutex).
 // Readers descend through non-leaf pages without their latches, through each page's route

@@ -1,5 +1,5 @@
 // Bottom-up B-tree construction from sorted (key, record number) pairs, page by page as
-// Firebird's fast_load (src/jrd/btr.cpp, Firebird 3.0 .. 5.0; firebird-format.md §2.8): leaf
+// Firebird's fast_load (src/jrd/btr.cpp, Firebird v3.0.14 .. v5.0.4; docs/FORMAT.md §2.4): leaf
 // pages are filled until the next node would pass page_size - 6 counting the jump table; the
 // last node written is then rewritten as END_BUCKET and starts the next page with prefix 0;
 // the new page's first key, record number and page number go up one level; each level starts

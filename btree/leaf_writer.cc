@@ -219,7 +219,8 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
                          pn,
                          c.rm_in_rule,
                          writer_directory(ref)};
-        // End-of-page reserve (firebird-format.md §2.9): else the rightmost split runs.
+        // End-of-page reserve (insert_node, Firebird v5.0.4 src/jrd/btr.cpp): else the rightmost
+        // split runs.
         const int64_t limit = int64_t{ps} - 6 - int64_t(key.size());
         if (int64_t{c.rm_length} + n_size > limit) {
           return split_append(t, c, ref, key, recno, pn, ctx, e);
@@ -325,7 +326,7 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
                    int64_t{pn} + px - int64_t{x.prefix},
                    false,
                    writer_directory(ref)};
-  // A node that becomes the last one leaves the end-of-page reserve (§2.9) free.
+  // A node that becomes the last one leaves the end-of-page reserve (insert_node) free.
   const int64_t limit = x.is_marker() ? int64_t{ps} - 6 - int64_t(key.size()) : int64_t{ps};
   if (int64_t{h.length} + n_size + x_size - x.size > limit) {
     return !x.is_marker() && split_middle(t, c, ref, leaf, e, key, recno);

@@ -92,12 +92,12 @@ std::pair<BtreePageImage, BtreePageImage> TreeWriter::halves(const BtreePageImag
   return {std::move(l), std::move(r)};
 }
 
-// The rightmost-split rule and the end-of-page reserve (firebird-format.md §2.9) apply to an
-// insert at the end of a leaf, and of a non-leaf page only at its level's right end (no right
-// sibling: where ascending inserts post their separators). Elsewhere a non-leaf page whose last
-// child splits would keep all its entries and give the new page a single child; with long
-// separators (a few per page) about half the non-leaf pages then held one child, and random
-// inserts reached 16 levels (issue 30).
+// The rightmost-split rule and the end-of-page reserve (insert_node, Firebird v5.0.4
+// src/jrd/btr.cpp) apply to an insert at the end of a leaf, and of a non-leaf page only at its
+// level's right end (no right sibling: where ascending inserts post their separators). Elsewhere a
+// non-leaf page whose last child splits would keep all its entries and give the new page a single
+// child; with long separators (a few per page) about half the non-leaf pages then held one child,
+// and random inserts reached 16 levels (issue 30).
 bool TreeWriter::end_split_rule(int level, const BtreePageImage& img, long inserted) const {
   return inserted >= 0 && static_cast<size_t>(inserted) + 1 == img.entries.size() &&
          (level == 0 || img.header.sibling == 0);

@@ -1,5 +1,5 @@
-// analyze_btree: gstat's leaf-level figures (§3.2 of firebird-format.md) and page counts, on
-// the one TreeWalk (btree/tree_walk.h).
+// analyze_btree: gstat's leaf-level figures (analyze_index in src/utilities/gstat/dba.epp) and page
+// counts, on the one TreeWalk (btree/tree_walk.h).
 #include "btree/stats.h"
 
 #include <fmt/format.h>

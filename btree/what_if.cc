@@ -1,7 +1,8 @@
 // WhatIfEstimator: one FastLoader per (key format, layout) fed from a single stream of
-// entries, pages counted and dropped by the sink; gstat's leaf figures (firebird-format.md
-// §3.2) follow the stream, with the first node of every leaf page at prefix 0 (a leaf split
-// moves the last node written to the new page, §2.8, which the loader's page count reveals).
+// entries, pages counted and dropped by the sink; gstat's leaf figures (analyze_index,
+// dba.epp) follow the stream, with the first node of every leaf page at prefix 0 (a leaf split
+// moves the last node written to the new page, fast_load's rule, which the loader's page count
+// reveals).
 #include "btree/what_if.h"
 
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 // Search plans on the leading segments of an index (issue 12 item 3): equality on the first
 // k segments (NULL = IS NULL), optionally a range or a STARTING WITH prefix on segment k+1,
-// turned into key ranges whose ends are exact segment boundaries (firebird-format.md §1.11),
+// turned into key ranges whose ends are exact segment boundaries (docs/FORMAT.md §1.4),
 // and a scan that counts the leaf entries it examines. Works for single-segment indexes too.
 //
 // Plans are made in the "uninverted" key space U: a stored key, inverted back if the index is

@@ -1,4 +1,4 @@
-// EntryBatch and sort_entries (file/entry_sort.h, file/index_file.h).
+// EntryBatch and sort_entries (file/entry_sort.h, include/pbtree/index_file.h).
 #include "file/entry_sort.h"
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// for_each_fdb_entry (a leaf walk over Firebird b-tree pages with page/btree_page.h's node
+// for_each_fdb_entry (a leaf walk over Firebird b-tree pages with node/btree_page.h's node
 // codec, which is Firebird's ODS 12 node format) and fdb_key_type (src/jrd/dfw.epp
 // DFW_assign_index_type, Firebird 3: which idx_itype each column type gets).
 #include "firebird/fdb_entries.h"

@@ -2,7 +2,7 @@
 // 13.0, 13.1): one small table per ODS, the only place that knows these differences. The
 // rest of firebird/ reads pages through it. Taken from src/jrd/ods.h, btn.h/btn.cpp,
 // relations.h, fields.h and sqz.cpp of Firebird B2_1_Release, B2_5_Release, v3.0.x, v4.0.x
-// and v5.0.x (docs/FORMAT.md §6).
+// and v5.0.x (docs/FORMAT.md §4.8).
 //
 // Generic page header (struct pag), 16 bytes:
 //   off size  ODS 11 (Firebird 2.x)            ODS 12, 13 (Firebird 3, 4, 5)

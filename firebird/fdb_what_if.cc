@@ -1,5 +1,5 @@
-// fdb_what_if: Firebird leaf keys -> values (keys/key_decode.h) -> WhatIfEstimator. Legacy
-// rescaled-double keys are passed on as bcd keys of the smallest value that gives them.
+// fdb_what_if: Firebird leaf keys -> values (key_to_value, <pbtree/keys.h>) -> WhatIfEstimator.
+// Legacy rescaled-double keys are passed on as bcd keys of the smallest value that gives them.
 #include "firebird/fdb_what_if.h"
 
 #include <fmt/format.h>

@@ -1,7 +1,7 @@
 // Compound-index rules on top of the key codecs: the definition-time key-size limit of a
-// multi-segment index (firebird-format.md §1.12), splitting a stored compound key (§1.11)
-// back into its segments, the uniqueness exemption of keys with a NULL segment, and the
-// compound form of key_value_text.
+// multi-segment index (IDX_create_index, src/jrd/idx.cpp), splitting a stored compound key
+// (docs/FORMAT.md §1.4) back into its segments, the uniqueness exemption of keys with a NULL
+// segment, and the compound form of key_value_text.
 #include <fmt/format.h>
 #include <pbtree/keys.h>
 #include <pbtree/types.h>
@@ -66,11 +66,11 @@ void check_definition_key_limit(const IndexDefinition& def, uint32_t page_size) 
   }
 }
 
-// Layout (§1.11): for segment i of N, 4-byte chunks each behind the marker N - i; every
-// segment but the last zero-padded to a full chunk; an ascending NULL segment writes
-// nothing; the whole key inverted if descending. A segment's own key never ends in 00
-// (trailing zeros / spaces are stripped), so the zeros at the end of its last chunk are
-// padding; the descending NULL segment (00 before inversion) loses all of them.
+// Layout (docs/FORMAT.md §1.4): for segment i of N, 4-byte chunks each behind the marker N - i;
+// every segment but the last zero-padded to a full chunk; an ascending NULL segment writes nothing;
+// the whole key inverted if descending. A segment's own key never ends in 00 (trailing zeros /
+// spaces are stripped), so the zeros at the end of its last chunk are padding; the descending NULL
+// segment (00 before inversion) loses all of them.
 std::optional<std::vector<std::vector<uint8_t>>> split_compound_key(const IndexDefinition& def,
                                                                     std::span<const uint8_t> key) {
   const size_t n = def.segment_count();

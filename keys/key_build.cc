@@ -224,8 +224,8 @@ size_t build_key(const TypeSpec& type, KeyFormat format, const Value& value, boo
   return n;
 }
 
-// Compound key layout (§1.11, IndexKey::compose in src/jrd/btr.cpp v5.0.4): for segment i
-// of N, its key (escaped if descending, not inverted) in 4-byte chunks, each preceded by
+// Compound key layout (docs/FORMAT.md §1.4, IndexKey::compose in src/jrd/btr.cpp v5.0.4): for
+// segment i of N, its key (escaped if descending, not inverted) in 4-byte chunks, each preceded by
 // the marker byte N - i; a segment that wrote bytes is zero-padded to a full chunk before
 // the next segment starts; an empty (ascending NULL) segment writes nothing; the whole
 // key is inverted if descending.

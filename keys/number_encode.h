@@ -161,7 +161,7 @@ inline void shift_digits(uint64_t& w2, uint64_t& w1, uint64_t& w0) {
   }
 }
 
-/// Decimal key (§1.5/§1.6) of (neg ? -u : u) × 10^exp10 with pMax / bias into p.
+/// Decimal key (docs/FORMAT.md §1.3) of (neg ? -u : u) × 10^exp10 with pMax / bias into p.
 /// `u` has at most pmax significant digits (checked by the caller). Returns the length.
 inline size_t encode_decimal(bool neg, u128 u, int exp10, int pmax, int bias, uint8_t* p) {
   if (u == 0) {

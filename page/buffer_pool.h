@@ -202,7 +202,7 @@ class BufferPool {
   uint32_t page_size() const { return page_size_; }
   /// Pages in use as far as this pool knows: the highest page number it has read or created
   /// plus one, or the file's pages (file plus log) if more. Bounds the sibling walks of
-  /// btree/btree.cc (a loop guard must count pages not yet written anywhere).
+  /// btree/ (btree/walk_bound.h: a loop guard must count pages not yet written anywhere).
   uint64_t pages_in_use() const;
   size_t frame_count() const { return frames_.size(); }
   PageFile& file() { return file_; }

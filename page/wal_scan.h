@@ -1,7 +1,7 @@
 // Reading a write-ahead log "<db>-wal" (layout at the top of page/wal.h): scan_log() walks the
 // header, the frames and the commit records and reports the committed state it holds, checking
-// everything before anything is applied (docs/FORMAT.md §3.3). Used by the writer (adopt or
-// replay at open), by readers (their snapshot) and by fuzz/fuzz_wal.cc.
+// everything before anything is applied (docs/FORMAT.md "Checks before a log is used"). Used by the
+// writer (adopt or replay at open), by readers (their snapshot) and by fuzz/fuzz_wal.cc.
 #pragma once
 
 #include <cstdint>

@@ -435,8 +435,8 @@ def build_section(results, load_lines, budget_mib):
     return L
 
 
-# Firebird 3.0.11, 8 KiB pages, the seed data (../shared/reference/seeds/
-# firebird-int64-index-keys.txt): (index, depth, leaf buckets, nodes).
+# Firebird 3.0.11, 8 KiB pages, the seed data (Dmitry Yemanov's
+# firebird-devel post "INT64 and index keys", Feb 2022): (index, depth, leaf buckets, nodes).
 FIREBIRD3_SEED = {
     "ID": [("BIGINT (rescaled double)", 3, 1475, 1000000),
            ("BIGINT as idx_decimal (patched engine)", 3, 739, 1000000)],

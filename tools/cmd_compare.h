@@ -21,7 +21,7 @@ struct CompareArgs {
 /// The comparison tables, one per index pair:
 ///   "Compare I_X (a.fdb) with I_Y (b.pbt)\n"
 ///   "  figure               A          B      B/A\n" and a rule, then one row per figure
-/// (depth, leaf buckets, index pages, nodes, average node/key/prefix/data length,
+/// (depth, leaf buckets, index pages, nodes, average node, key, prefix and data length,
 /// compression ratio, total dup, max dup, clustering factor, bytes per entry), B/A as %.2f
 /// ("-" if A is 0), and an empty line. Throws UsageError (no common index, no such index),
 /// CorruptError, IoError.

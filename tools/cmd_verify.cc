@@ -131,7 +131,7 @@ IndexFigures walk_index(const std::string& db, const IndexInfo& info, const Inde
                  fmt::format("entry {}: record numbers of equal keys not ascending ({} after {})",
                              i, e.recno, prev->recno));
         } else if (c == 0 && info.def.unique && !key_exempt_from_unique(info.def, e.key)) {
-          // NULL keys, and compound keys with any NULL segment, may repeat (README).
+          // NULL keys, and compound keys with any NULL segment, may repeat (docs/CLI.md).
           report(p, fmt::format("entry {}: unique index holds an equal key twice (records {} "
                                 "and {})",
                                 i, prev->recno, e.recno));

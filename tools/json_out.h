@@ -2,7 +2,7 @@
 // `scan --format json`), written with nlohmann/json (Debian's nlohmann-json3-dev): objects keep
 // their keys in insertion order, strings are escaped by the library, invalid UTF-8 in a value
 // is replaced by U+FFFD, non-finite doubles are written as null. One rule for every writer
-// (README "JSON output"): values of indexed columns are strings (column_value_json); counts,
+// (docs/CLI.md "JSON output"): values of indexed columns are strings (column_value_json); counts,
 // sizes, figures and record numbers are numbers.
 #pragma once
 

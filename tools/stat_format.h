@@ -1,5 +1,5 @@
 // Printing index statistics: Firebird 3's gstat index block (exact layout of
-// ../shared/reference/firebird-format.md §3.3; src/utilities/gstat/dba.epp, Firebird 3.0-5.0),
+// src/utilities/gstat/dba.epp, Firebird v3.0.11 .. v5.0.4),
 // pbtree's own lines after it, JSON, and the demo's comparison table.
 #pragma once
 

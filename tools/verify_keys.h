@@ -1,6 +1,6 @@
 // The key check of `pbtree verify`: every leaf entry's key decoded under its index's type and
-// key format (keys/key_decode.h) and re-encoded to the same bytes, so that "OK" means every
-// command (scan, find, stat --what-if, load --append) can read every entry; and the index
+// key format (key_to_value, <pbtree/keys.h>) and re-encoded to the same bytes, so that "OK" means
+// every command (scan, find, stat --what-if, load --append) can read every entry; and the index
 // slot's type itself valid (a varchar length in 1..32765, a numeric precision and scale in
 // range).
 #pragma once

@@ -220,7 +220,7 @@ class IndexFile {
 
   /// Builds a new index from `entries` (sorted here: parallel sort by (key, recno); each key
   /// must be a normalized key of def.type/def.format, shorter than page_size/4). Leaves and
-  /// upper levels are filled as Firebird's fast_load (§2.8). Everything is checked before the
+  /// upper levels are filled as Firebird's fast_load (§2.4). Everything is checked before the
   /// file is touched; on any error the file is exactly as it was. New pages are written and
   /// synced first, then the index root page and header. Throws UsageError (name exists,
   /// bad name, key format not allowed), DuplicateKeyError, KeyError (key too long), IoError.

@@ -22,8 +22,7 @@ namespace pbtree {
 
 /// Every error from the keys layer: malformed value text, a value out of the type's range,
 /// a key format the type may not use, a key over the length limit. The message is complete
-/// and meant for the user (no file/line; callers add those).
-/// CLI exit code 2, as UsageError.
+/// and meant for the user (no file or line; callers add those).
 class KeyError : public Error {
  public:
   using Error::Error;
@@ -61,11 +60,11 @@ struct TypeSpec {
 
 /// Key formats. The numeric values are Firebird's `idx_itype` codes (src/jrd/btr.h).
 enum class KeyFormat : uint8_t {
-  Double = 0,          ///< idx_numeric: value as IEEE double, 1..8 bytes (§1.3)
-  Text = 1,            ///< idx_string: bytes, trailing spaces cut (§1.8)
-  RescaledDouble = 8,  ///< idx_numeric2: legacy int64 key, double + 16-bit part, 1..10 bytes (§1.4)
-  Decimal128 = 10,     ///< idx_decimal: Decimal128 key, bias 6176, pMax 34, 2..17 bytes (§1.5)
-  Bcd = 13,  ///< idx_bcd: Int128 key, bias 128, pMax 39 (little-endian build), 2..19 bytes (§1.6)
+  Double = 0,          ///< idx_numeric: value as IEEE double, 1..8 bytes (docs/FORMAT.md §1.1)
+  Text = 1,            ///< idx_string: bytes, trailing spaces cut (§1.1)
+  RescaledDouble = 8,  ///< idx_numeric2: legacy int64 key, double + 16-bit part, 1..10 bytes (§1.2)
+  Decimal128 = 10,     ///< idx_decimal: Decimal128 key, bias 6176, pMax 34, 2..17 bytes (§1.3)
+  Bcd = 13,  ///< idx_bcd: Int128 key, bias 128, pMax 39 (little-endian build), 2..19 bytes (§1.3)
   /// Not a key format: "the type's default_key_format()", IndexDefinition's default.
   /// IndexFile::create_index/bulk_load and Tree resolve it (resolve_key_format); it is
   /// never stored, and build_key refuses it with a KeyError.
@@ -173,15 +172,15 @@ struct Segment {
   Value value;
 };
 
-/// Compound key with Firebird's segment-marker scheme (§1.11): 4-byte chunks, each preceded
-/// by marker N - i; previous segment zero-padded to a chunk boundary; whole key inverted if
-/// descending. `for_search` with fewer segments than the index: the last given segment is
+/// Compound key with Firebird's segment-marker scheme (docs/FORMAT.md §1.4): 4-byte chunks, each
+/// preceded by marker N - i; previous segment zero-padded to a chunk boundary; whole key inverted
+/// if descending. `for_search` with fewer segments than the index: the last given segment is
 /// zero-padded to a full chunk unless `starting_with`. Throws KeyError. Returns out.length.
 size_t build_compound_key(std::span<const Segment> segments, bool descending, KeyBuffer& out,
                           size_t index_segments = 0, bool starting_with = false);
 
 /// Key order: unsigned bytewise; on a common prefix the shorter key sorts first ascending and
-/// last descending (§1.10). Returns <0, 0, >0.
+/// last descending (docs/FORMAT.md §1.1). Returns <0, 0, >0.
 inline int compare_keys(std::span<const uint8_t> a, std::span<const uint8_t> b, bool descending) {
   const size_t n = std::min(a.size(), b.size());
   const int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);

@@ -1,7 +1,7 @@
 // SQL search semantics: the search keys of
 // `pbtree find` and `pbtree scan`. Turns the text of a search value into normalized keys of an
 // index, following SQL comparison semantics rather than the strict
-// parsing of stored values (firebird-format.md §5 "Lookups with other types"):
+// parsing of stored values (as BTR_make_key in Firebird v5.0.4 src/jrd/btr.cpp):
 //
 //  * On numeric indexes the text is read as a general number (exact decimal of any size and
 //    exponent, or inf) and converted to the column's type. A value the type cannot hold
@@ -103,7 +103,7 @@ ScanPlan plan_scan(const IndexDefinition& def, const ScanRequest& request);
 /// True if `key` lies within the bounds of `range` (index order, `descending` index).
 bool key_in_range(std::span<const uint8_t> key, const ScanRange& range, bool descending);
 
-/// Compound keys (§1.11): a search on the first `search_segments` of `index_segments`
+/// Compound keys (docs/FORMAT.md §1.4): a search on the first `search_segments` of `index_segments`
 /// segments uses the key `search` built by build_compound_key (for_search, not
 /// starting_with) as a prefix. A stored key with that prefix may still continue the last
 /// searched segment (its next byte is that segment's marker, index_segments -

@@ -7,7 +7,8 @@
 
 namespace pbtree {
 
-/// Firebird 3's gstat figures for one index (§3.2 of the format notes), plus ours.
+/// Firebird 3's gstat figures for one index (analyze_index in src/utilities/gstat/dba.epp), plus
+/// ours.
 struct IndexStats {
   uint32_t root_page = 0;
   uint32_t depth = 0;          ///< root level + 1

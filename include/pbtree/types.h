@@ -38,8 +38,8 @@ struct IndexSegment {
 inline constexpr size_t kMaxIndexSegments = 16;
 
 /// What an index is built on: one column (`type`, `format`) or, when `segments` holds 2..16
-/// entries, a compound index whose keys are built by build_compound_key (§1.11 of
-/// firebird-format.md). For a compound index `type`/`format` mirror segments[0].
+/// entries, a compound index whose keys are built by build_compound_key (docs/FORMAT.md
+/// §1.4). For a compound index `type`/`format` mirror segments[0].
 struct IndexDefinition {
   std::string name;  ///< 1..31 bytes, [A-Za-z0-9_$]
   TypeSpec type;
@@ -63,8 +63,9 @@ struct IndexDefinition {
 };
 
 /// Firebird's BTR_key_length for `def` (bytes): a single segment as max_key_length(); a
-/// compound index sum over segments of ceil((len_i + desc) / 4) * 5 (firebird-format.md
-/// §1.12), len_i = max_key_length of the segment without the descending byte.
+/// compound index sum over segments of ceil((len_i + desc) / 4) * 5 (IDX_create_index,
+/// Firebird v5.0.4 src/jrd/idx.cpp), len_i = max_key_length of the segment without the descending
+/// byte.
 size_t definition_max_key_length(const IndexDefinition& def);
 
 /// The index-creation check of src/jrd/idx.cpp for `def` at `page_size`:

@@ -33,8 +33,8 @@ std::vector<KeyFormat> allowed_key_formats(const TypeSpec& type);
 std::string_view layout_name(NodeLayout layout);
 
 /// Predicted figures of one (key format, layout) after a bulk build into a new file (first
-/// page 2, the jump interval bulk_load uses). Leaf figures follow gstat's (IndexStats);
-/// averages are 0 when nodes = 0.
+/// page 2, the jump interval bulk_load uses). Leaf figures follow gstat's (IndexStats;
+/// analyze_index in Firebird's src/utilities/gstat/dba.epp); averages are 0 when nodes = 0.
 struct WhatIfRow {
   KeyFormat format = KeyFormat::Double;
   NodeLayout layout = NodeLayout::Firebird;

@@ -1,5 +1,5 @@
-// Tests of IndexFile::bulk_load and analyze (file/index_file.h): exact page bytes and gstat
-// figures for small indexes derived by hand from fast_load's rules, reopen round trips,
+// Tests of IndexFile::bulk_load and analyze (include/pbtree/index_file.h): exact page bytes and
+// gstat figures for small indexes derived by hand from fast_load's rules, reopen round trips,
 // failed loads leaving the file byte-identical, structural checks against a sorted model, and
 // corrupt files raising CorruptError instead of hanging.
 #include <gtest/gtest.h>
@@ -101,7 +101,7 @@ TEST(BtreeBulkLoad, EmptyInputGivesOneEmptyLeaf) {
   EXPECT_EQ(st.fill_distribution[0], 1u);
 }
 
-// §2.4's example page, built by bulk_load from unsorted input.
+// The example page of tests/node/page_btree_test.cc, built by bulk_load from unsorted input.
 TEST(BtreeBulkLoad, ExampleLeafPageBytes) {
   TempDir tmp;
   auto f = IndexFile::open_or_create(tmp.file("a.pbt"), 8192);

@@ -1,6 +1,6 @@
 // The seed check: the 10^6-row seed data (data/seed/t_int.csv.zst) bulk-loaded into INTEGER
 // and BIGINT indexes at 8 KiB pages with Firebird's record numbers must give the figures real
-// Firebird 3.0.11's gstat printed (firebird-format.md §3.6): depth, nodes, dup, key, prefix,
+// Firebird 3.0.11's gstat printed (data/seed/README.md): depth, nodes, dup, key, prefix,
 // data and ratio exactly to two decimals, leaf buckets within 1 %, average node within 0.03.
 // Keys come from the keys layer (build_key, Firebird 5's default formats: INTEGER -> double,
 // BIGINT -> rescaled double).

@@ -1,4 +1,4 @@
-// What-if engine (btree/what_if.h) and the key decoder behind it (keys/key_decode.h): exact
+// What-if engine (btree/what_if.h) and the key decoder behind it (keys/key_decode.cc): exact
 // values decoded from known key bytes, a random round trip per format, the auto rule, and
 // predictions against real rebuilds of the demo's indexes in every format.
 #include <fmt/format.h>

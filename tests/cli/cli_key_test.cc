@@ -1,4 +1,4 @@
-// `pbtree key`: the reference key vectors of firebird-format.md §1, negative values after
+// `pbtree key`: the key vectors of docs/FORMAT.md §1.5, negative values after
 // "--", several values, and the usage/format errors.
 #include <gtest/gtest.h>
 

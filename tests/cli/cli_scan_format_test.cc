@@ -48,7 +48,7 @@ TEST_F(CliScanFormat, RawIsTheDefault) {
   EXPECT_EQ(r.out, "NULL\t3\na\tb\t0\nsay \"hi\"\t2\nx,y\t1\n");
 }
 
-// The JSON rule (README "JSON output"): values of indexed columns are strings, record
+// The JSON rule (docs/CLI.md "JSON output"): values of indexed columns are strings, record
 // numbers numbers.
 TEST(CliScanFormatNumbers, JsonNumericValuesAreStrings) {
   ScratchDir dir("scan-format-num");

@@ -1,5 +1,5 @@
 // The parse phase of `load` knows how much of a plain input file it has read, so that its
-// progress line shows "% of input, ETA" as the README says (issue 30): the parallel reader
+// progress line shows "% of input, ETA" as docs/CLI.md says (issue 30): the parallel reader
 // reports the bytes it handed out; a .zst input has no size to set them against.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Real databases made by other people (../shared/data/firebird-real, INVENTORY.md) read by
+// Real databases made by other people (../shared/data/firebird-real/INVENTORY.md) read by
 // the Firebird reader, checked by invariants where no engine here can give the figures
 // (ODS 11, 13, RedDatabase): every active index is analysed; its leaf-chain walk equals the
 // walk down the tree by child pointers; keys are in order across pages; nodes equal the

@@ -1,4 +1,5 @@
-// Column type names, key format rules, key length limits (§1.12) and strict value parsing.
+// Column type names, key format rules, key length limits (docs/FORMAT.md §1.1) and strict value
+// parsing.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <pbtree/keys.h>
@@ -139,7 +140,7 @@ TEST(KeysLimits, KeyLengthBoundaryEveryPageSize) {
 }
 
 TEST(KeysLimits, LongestVarcharEveryPageSize) {
-  // §1.12: page_size/4 - 9 bytes, ascending and descending.
+  // docs/FORMAT.md §1.1: page_size/4 - 9 bytes, ascending and descending.
   for (uint32_t ps : {4096u, 8192u, 16384u, 32768u}) {
     const uint32_t longest = ps / 4 - 9;
     for (bool desc : {false, true}) {

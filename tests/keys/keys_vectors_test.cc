@@ -1,4 +1,4 @@
-// Byte-exact key vectors of ../shared/reference/firebird-format.md §1.3-§1.11 (Firebird
+// Byte-exact key vectors (docs/FORMAT.md §1) of Firebird v5.0.4's
 // compress(), make_int64_key(), Decimal128/Int128 makeIndexKey, IndexKey::compose).
 #include <gtest/gtest.h>
 #include <pbtree/keys.h>
@@ -29,7 +29,7 @@ constexpr KeyFormat kM = KeyFormat::Decimal128;
 constexpr KeyFormat kB = KeyFormat::Bcd;
 constexpr KeyFormat kT = KeyFormat::Text;
 
-// §1.3 idx_numeric
+// idx_numeric
 TEST(KeysVectors, DoubleIntegerZero) {
   EXPECT_EQ(key_hex_text("integer", kD, "0"), "80");
 }
@@ -62,7 +62,7 @@ TEST(KeysVectors, DoubleNumeric92) {
   EXPECT_EQ(key_hex_text("numeric(9,2)", kD, "1.23"), "BF F3 AE 14 7A E1 47 AE");
 }
 
-// §1.4 idx_numeric2
+// idx_numeric2
 TEST(KeysVectors, RescaledZero) {
   EXPECT_EQ(key_hex_text("bigint", kR, "0"), "80 00 00 00 00 00 00 00 80");
 }
@@ -91,7 +91,7 @@ TEST(KeysVectors, RescaledScaledEqual) {
   EXPECT_EQ(key_hex_text("numeric(18,3)", kR, "123.450"), "BF 89 48 55 DA 27 28 63 80");
 }
 
-// §1.5 idx_decimal
+// idx_decimal
 TEST(KeysVectors, Decimal128Table) {
   EXPECT_EQ(key_hex_text("bigint", kM, "0"), "30 42");
   EXPECT_EQ(key_hex_text("bigint", kM, "1"), "48 42 19");
@@ -108,7 +108,7 @@ TEST(KeysVectors, Decimal128Table) {
   EXPECT_EQ(key_hex_text("bigint", kM, "-1000000"), "18 3C E1");
 }
 
-// §1.6 idx_bcd
+// idx_bcd
 TEST(KeysVectors, BcdTable) {
   EXPECT_EQ(key_hex_text("int128", kB, "0"), "01 02");
   EXPECT_EQ(key_hex_text("int128", kB, "1"), "01 5D 19");
@@ -119,7 +119,7 @@ TEST(KeysVectors, BcdTable) {
   EXPECT_EQ(key_hex_text("int128", kB, "-1000000"), "00 A1 E1");
 }
 
-// §1.8 idx_string
+// idx_string
 TEST(KeysVectors, TextTrailingSpacesCut) {
   EXPECT_EQ(key_hex_text("varchar(10)", kT, "AB  "), "41 42");
 }
@@ -127,7 +127,7 @@ TEST(KeysVectors, TextEmptyIsOneSpace) {
   EXPECT_EQ(key_hex_text("varchar(10)", kT, ""), "20");
 }
 
-// §1.9 / §1.10 NULL and descending
+// NULL and descending
 TEST(KeysVectors, NullAscendingIsEmpty) {
   EXPECT_EQ(key_hex("integer", kD, Value::null()), "");
 }
@@ -145,7 +145,7 @@ TEST(KeysVectors, DescendingExamples) {
   EXPECT_EQ(key_hex_text("double", kD, "-1e300", true), "FE FE 37 E4 3C 88 00 75 9C");
 }
 
-// §1.11 compound keys
+// compound keys
 class KeysCompound : public ::testing::Test {
  protected:
   TypeSpec int_ = TypeSpec::parse("integer");

@@ -1,5 +1,6 @@
-// Tests of the B-tree page codec (node/btree_page.h): the node encodings of firebird-format.md
-// §2.4 byte for byte, the §2.4 example leaf page, jump tables, in-page search and corrupt input.
+// Tests of the B-tree page codec (node/btree_page.h): the node encodings of docs/FORMAT.md
+// §2.4 byte for byte (IndexNode::writeNode/readNode, Firebird v5.0.4 src/jrd/btn.cpp), an
+// example leaf page, jump tables, in-page search and corrupt input.
 #include <gtest/gtest.h>
 #include <pbtree/keys.h>
 
@@ -167,7 +168,7 @@ TEST(NodePageBtreeNode, CorruptMessageNamesPageAndOffset) {
   }
 }
 
-// The example leaf page of §2.4: INTEGER values 1, 2, 3, 3, 10 with recnos 0, 1, 2, 7, 3.
+// The example leaf page: INTEGER values 1, 2, 3, 3, 10 with recnos 0, 1, 2, 7, 3.
 BtreePageImage example_leaf() {
   BtreePageImage image;
   image.header.jump_interval = 576;
