@@ -197,14 +197,11 @@ class BTree {
   /// Removes exactly (key, recno). Throws UsageError if absent, or if its repairs would make
   /// the tree deeper than level_limit() (checked before any page changes; tree unchanged).
   void remove(std::span<const uint8_t> key, uint64_t recno);
-  /// Record numbers of every entry whose key equals `key`, ascending.
+  // Lookups and cursors: the contracts of Tree::find, Tree::contains and Tree::scan
+  // (<pbtree/index_file.h>), whose calls forward here; scan's Cursor is IndexCursor's inside.
   std::vector<uint64_t> find(std::span<const uint8_t> key) const;
-  /// The same into `out` (cleared first; its capacity is reused, so a lookup loop does not
-  /// allocate). Throws CorruptError on a damaged page.
   void find(std::span<const uint8_t> key, std::vector<uint64_t>& out) const;
-  /// True if (key, recno) is in the tree.
   bool contains(std::span<const uint8_t> key, uint64_t recno) const;
-  /// A cursor over `range`, positioned on its first entry (check valid()).
   Cursor scan(ScanRange range = {}) const;
 
   /// Walks every level and checks the structure: page types, levels, key order in and across
