@@ -190,8 +190,7 @@ void open_and_read(bool writable) {
     f->set_cache_frames(16);
     if (f->find_index("I")) read_index(*f);
     if (writable) f->close();
-  } catch (const Error&) {
-  } catch (const KeyError&) {
+  } catch (const Error&) {  // KeyError included
   }
 }
 
