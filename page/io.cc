@@ -41,6 +41,10 @@ class PosixIo : public Io {
 
 }  // namespace
 
+int Io::advise(int fd, off_t offset, off_t length, int advice) {
+  return ::posix_fadvise(fd, offset, length, advice);
+}
+
 Io& posix_io() {
   static PosixIo io;
   return io;

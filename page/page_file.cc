@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -24,7 +25,11 @@ std::string errno_text() {
 }  // namespace
 
 PageFile::PageFile(Io& io, int fd, std::string path, uint32_t page_size)
-    : io_(&io), fd_(fd), path_(std::move(path)), page_size_(page_size) {}
+    : io_(&io), fd_(fd), path_(std::move(path)), page_size_(page_size) {
+  // Pages are read one at a time in the index's order, not the file's: no kernel readahead
+  // (read() asks for the pages ahead itself when a scan runs along the file).
+  io_->advise(fd_, 0, 0, POSIX_FADV_RANDOM);
+}
 
 PageFile::PageFile(PageFile&& other) noexcept
     : io_(other.io_),
@@ -187,6 +192,7 @@ void PageFile::read(uint32_t page_no, uint8_t* out, uint8_t expected_type) const
                          path_, page_no, expected_type ? page_type_name(expected_type) : "");
     }
     read_raw(offset, out, page_size_);
+    note_file_read(page_no);
   }
   uint32_t stored = get_u32(out + 4);
   if (stored != page_checksum(out, page_size_)) {
@@ -204,6 +210,25 @@ void PageFile::read(uint32_t page_no, uint8_t* out, uint8_t expected_type) const
                                    page_no, page_type_name(expected_type), page_type_name(out[0])),
                        path_, page_no, page_type_name(out[0]));
   }
+}
+
+void PageFile::note_file_read(uint32_t page_no) const {
+  std::atomic_ref<uint32_t> last(last_read_), run(run_), until(ahead_until_);
+  const uint32_t before = last.exchange(page_no, std::memory_order_relaxed);
+  const bool next = page_no > before && page_no - before <= kSequentialGap;
+  const uint32_t length = next ? run.fetch_add(1, std::memory_order_relaxed) + 1 : 0;
+  if (!next) run.store(0, std::memory_order_relaxed);
+  if (length + 1 < kSequentialRun || page_size_ == 0) return;
+  const uint32_t window = std::max<uint32_t>(kReadaheadBytes / page_size_, 2 * kSequentialGap);
+  // What was asked for already, if it lies just ahead (else it belongs to an earlier scan).
+  const uint32_t asked = until.load(std::memory_order_relaxed);
+  const uint32_t from = asked > page_no && asked <= page_no + 1 + window ? asked : page_no + 1;
+  // Ask again once the scan is half-way into what was asked for.
+  if (from > page_no + 1 + window / 2) return;
+  const uint32_t to = page_no + 1 + window;
+  until.store(to, std::memory_order_relaxed);
+  io_->advise(fd_, static_cast<off_t>(uint64_t{from} * page_size_),
+              static_cast<off_t>(uint64_t{to - from} * page_size_), POSIX_FADV_WILLNEED);
 }
 
 void PageFile::write(uint32_t page_no, uint8_t* page) {

@@ -1,6 +1,7 @@
 // The injectable I/O layer under a pbtree file and its write-ahead log: every system call on
-// an index file or its log (open, close, pread, pwrite, fdatasync, ftruncate, fstat) goes
-// through an `Io`. `posix_io()` is the real one (tests wrap it to inject faults). Public.
+// an index file or its log (open, close, pread, pwrite, fdatasync, ftruncate, fstat,
+// posix_fadvise) goes through an `Io`. `posix_io()` is the real one (tests wrap it to inject
+// faults). Public.
 #pragma once
 
 #include <sys/types.h>
@@ -33,6 +34,11 @@ class Io {
   virtual bool is_regular(int fd) = 0;
   /// unlink(2): 0 or -1.
   virtual int unlink(const std::string& path) = 0;
+  /// posix_fadvise(2) of `length` bytes at `offset` (length 0: to the end of the file) with
+  /// `advice` (POSIX_FADV_RANDOM, POSIX_FADV_WILLNEED, ...): 0 or an error number (not
+  /// errno). Advisory only: pbtree ignores failures. The default calls posix_fadvise, so an
+  /// Io written before this call existed keeps working.
+  virtual int advise(int fd, off_t offset, off_t length, int advice);
 };
 
 /// The process-wide POSIX implementation (plain system calls, EINTR left to the caller).
