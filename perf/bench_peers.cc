@@ -469,6 +469,15 @@ struct RocksDb {
     t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
     t.block_cache = rocksdb::NewLRUCache(size_t(rows) * 64 + (size_t{64} << 20));
     t.cache_index_and_filter_blocks = true;
+    // Partitioned index and filters (RocksDB's wiki, "Partitioned Index/Filters"): the one
+    // ingested file's whole filter is 12 MB at 10^7 keys, larger than one shard of the LRU
+    // cache (64 shards), so it was never cached and every Get read and parsed it again
+    // (3.4 ms per lookup at 10^7 rows against 2.2 µs at 10^6). 4 KiB partitions are cached
+    // like data blocks.
+    t.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+    t.partition_filters = true;
+    t.metadata_block_size = 4096;
+    t.pin_top_level_index_and_filter = true;
     if (prefix8) {
       options.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(8));
       t.whole_key_filtering = false;

@@ -1,12 +1,13 @@
 """The memory-limited section of perf/RESULTS.md (perf/memory_limited.sh's lines), imported by
 perf/report.py: per case, workload, budget and engine the median over the repetitions with
 its [min–max] range, and issue 31's memory-limited floors from per-repetition ratios
-("best pbtree" = the better of pbtree and pbtree-compact in that repetition)."""
+("best pbtree" = the best of pbtree, pbtree-compact and pbtree-compact-4k in that
+repetition)."""
 import collections
 import statistics
 
-ENGINE_ORDER = ["pbtree-compact", "pbtree", "lmdb", "sqlite", "sqlite-mmap", "rocksdb"]
-PBTREES = ("pbtree", "pbtree-compact")
+ENGINE_ORDER = ["pbtree-compact", "pbtree-compact-4k", "pbtree", "lmdb", "sqlite", "sqlite-mmap", "rocksdb"]
+PBTREES = ("pbtree", "pbtree-compact", "pbtree-compact-4k")
 
 
 def parse(path):

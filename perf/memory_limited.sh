@@ -8,7 +8,8 @@
 #
 # Data: the seed's shapes at $PBTREE_BENCH_ROWS rows (default 10^8; data/seed/README.md):
 # unique BIGINT ID at budgets 128/512/2048 MiB; COL (duplicates) and INT128 at 512 MiB.
-# Engines (perf/PEERS.md): pbtree-compact (--key-format auto), pbtree (Firebird layout, default
+# Engines (perf/PEERS.md): pbtree-compact (--key-format auto; 8 KiB pages, and 4 KiB pages as
+# pbtree-compact-4k), pbtree (Firebird layout, default
 # format), lmdb, sqlite, rocksdb (+ sqlite-mmap with PBTREE_MEMLIM_ENGINES). abseil is not
 # here: it lives in memory only (about 1.8 GB at 10^8 rows), so no budget can apply to it.
 # Workloads: lookup, narrow (100 keys), full (one scan, budget 512 only). Each query process
@@ -29,13 +30,14 @@
 # only the builds and fio),
 # PBTREE_MEMLIM_ENGINES, PBTREE_MEMLIM_BUDGETS (the ID budgets, "128 512 2048"),
 # PBTREE_MEMLIM_MAIN_BUDGET (COL/INT128/full budget, 512), PBTREE_MEMLIM_LOOKUP_WARMUP (5000;
-# lookups warm up max(this, budget MiB × PBTREE_MEMLIM_WARMUP_PER_MIB (16)) operations),
-# PBTREE_MEMLIM_NARROW_WARMUP (1000), PBTREE_MEMLIM_SECONDS (3), PBTREE_MEMLIM_MAX_OPS
+# lookups warm up max(this, budget MiB × PBTREE_MEMLIM_WARMUP_PER_MIB (128)) operations),
+# PBTREE_MEMLIM_NARROW_WARMUP (1000; narrow scans warm up like lookups, at least this
+# many), PBTREE_MEMLIM_SECONDS (3), PBTREE_MEMLIM_MAX_OPS
 # (1000000), PBTREE_MEMLIM_FULL_REPS (repetitions of the full scans, 1),
 # PBTREE_MEMLIM_VERIFY=1 (decode and check every key: slow, for the self-test),
 # PBTREE_MEMLIM_FIO=0 (skip fio), PBTREE_MEMLIM_OUT (output dir, default $build/memlim),
 # PBTREE_MEMLIM_BIN (a built pbtree-memlim: no cmake step), PBTREE_MEMLIM_CASES (subset of
-# "id col int128"), PBTREE_MEMLIM_CACHE=half (every engine's own cache = half the budget: the
+# "id col int128"), PBTREE_MEMLIM_WORKLOADS (subset of "lookup narrow full"), PBTREE_MEMLIM_CACHE=half (every engine's own cache = half the budget: the
 # rule before set_cache_bytes, for before/after runs).
 set -euo pipefail
 # The whole script is one { } group: bash parses it before running it, so editing this file
@@ -47,7 +49,7 @@ build=${PBTREE_BENCH_BUILD:-$root/build-release}
 rows=${PBTREE_BENCH_ROWS:-100000000}
 data=${PBTREE_MEMLIM_DIR:-/tmp/pbtree-memlim}
 reps=${PBTREE_MEMLIM_REPS:-3}
-engines=${PBTREE_MEMLIM_ENGINES:-"pbtree-compact pbtree lmdb sqlite rocksdb"}
+engines=${PBTREE_MEMLIM_ENGINES:-"pbtree-compact pbtree-compact-4k pbtree lmdb sqlite rocksdb"}
 budgets=${PBTREE_MEMLIM_BUDGETS:-"128 512 2048"}
 main_budget=${PBTREE_MEMLIM_MAIN_BUDGET:-512}
 lookup_warmup=${PBTREE_MEMLIM_LOOKUP_WARMUP:-5000}
@@ -55,7 +57,8 @@ narrow_warmup=${PBTREE_MEMLIM_NARROW_WARMUP:-1000}
 seconds=${PBTREE_MEMLIM_SECONDS:-3}
 max_ops=${PBTREE_MEMLIM_MAX_OPS:-1000000}
 cases=${PBTREE_MEMLIM_CASES:-"id col int128"}
-warmup_per_mib=${PBTREE_MEMLIM_WARMUP_PER_MIB:-16}
+workloads=${PBTREE_MEMLIM_WORKLOADS:-"lookup narrow full"}
+warmup_per_mib=${PBTREE_MEMLIM_WARMUP_PER_MIB:-128}
 full_reps=${PBTREE_MEMLIM_FULL_REPS:-1}
 out=${PBTREE_MEMLIM_OUT:-$build/memlim}
 verify=""
@@ -175,7 +178,8 @@ plan+=("id full $main_budget" "col lookup $main_budget" "col narrow $main_budget
 plan_all=("${plan[@]}")
 plan=()
 for p in "${plan_all[@]}"; do
-  [[ " $cases " == *" ${p%% *} "* ]] && plan+=("$p")
+  read -r c w _ <<<"$p"
+  [[ " $cases " == *" $c "* ]] && [[ " $workloads " == *" $w "* ]] && plan+=("$p")
 done
 read -r -a eng <<<"$engines"
 failed=0
@@ -192,7 +196,12 @@ for rep in $(seq 1 "$reps"); do
         warm=$((bud * warmup_per_mib))
         [ "$warm" -ge "$lookup_warmup" ] || warm=$lookup_warmup
         ;;
-      narrow) warm=$narrow_warmup ;;
+      narrow)
+        # The same rule as lookups: 1000 scans fill a fraction of a budget's pages, so the
+        # "steady" phase would still be a cold start.
+        warm=$((bud * warmup_per_mib))
+        [ "$warm" -ge "$narrow_warmup" ] || warm=$narrow_warmup
+        ;;
       full) warm=0 ;;
     esac
     n=${#eng[@]}

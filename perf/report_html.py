@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 plt.rcParams["svg.fonttype"] = "none"  # text stays text in the SVG
 
-COLORS = {"pbtree": "#1f77b4", "pbtree-compact": "#17becf", "lmdb": "#d62728",
+COLORS = {"pbtree": "#1f77b4", "pbtree-compact": "#17becf", "pbtree-compact-4k": "#9467bd", "lmdb": "#d62728",
           "sqlite": "#2ca02c", "sqlite-mmap": "#98df8a", "rocksdb": "#ff7f0e", "absl": "#9467bd",
           "vector": "#7f7f7f"}
 

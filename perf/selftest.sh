@@ -27,10 +27,11 @@ fi
 echo "selftest: generator matches data/seed/t_int.csv.zst (1000 rows)"
 
 # 2. memory-limited runner, tiny
-engines="pbtree-compact pbtree lmdb sqlite sqlite-mmap rocksdb"
+engines="pbtree-compact pbtree-compact-4k pbtree lmdb sqlite sqlite-mmap rocksdb"
 PBTREE_MEMLIM_BIN="$bin/pbtree-memlim" PBTREE_BENCH_ROWS=20000 PBTREE_MEMLIM_DIR="$tmp/data" \
   PBTREE_MEMLIM_OUT="$tmp/out" PBTREE_MEMLIM_REPS=1 PBTREE_MEMLIM_BUDGETS=64 \
-  PBTREE_MEMLIM_MAIN_BUDGET=64 PBTREE_MEMLIM_LOOKUP_WARMUP=300 PBTREE_MEMLIM_NARROW_WARMUP=50 \
+  PBTREE_MEMLIM_MAIN_BUDGET=64 PBTREE_MEMLIM_LOOKUP_WARMUP=300 PBTREE_MEMLIM_WARMUP_PER_MIB=4 \
+  PBTREE_MEMLIM_NARROW_WARMUP=50 \
   PBTREE_MEMLIM_SECONDS=0.2 PBTREE_MEMLIM_MAX_OPS=2000 PBTREE_MEMLIM_VERIFY=1 PBTREE_MEMLIM_FIO=0 \
   PBTREE_MEMLIM_ENGINES="${PBTREE_SELFTEST_ENGINES:-$engines}" \
   bash "$here/memory_limited.sh" >"$tmp/memlim.stdout"

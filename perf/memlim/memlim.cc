@@ -9,16 +9,16 @@
 //                                  the timed ops; full: one scan, phase=steady only);
 //   col N ROWS                     COL of rows 1..N (the self-test compares it with the seed).
 // Engines: pbtree (Firebird layout, default key format), pbtree-compact (compact layout,
-// --key-format auto's choice), lmdb, sqlite, sqlite-mmap (queries sqlite's files with mmap),
-// rocksdb. Cases (the seed's shapes at ROWS rows, data/seed/README.md): id (unique BIGINT
-// 1..ROWS), col (BIGINT with duplicates: 1 + SplitMix64(seed 0x5EED0001) mod ROWS per row),
-// int128 (INT128 column holding the row's ID, unique). Record number = ID everywhere.
-// Workloads: lookup (all entries equal to a random existing value), narrow (seek >= a random
-// value, read 100 entries), full (every entry once). Queries come from std::mt19937_64 seeded
-// with 7 + REP, so every engine answers the same queries in one repetition; the `checksum`
-// field (a sum of per-entry record-number hashes) must agree between engines, and --verify
-// decodes every key and checks it against the value its record number was built from.
-// Each engine's own settings and their sources: perf/PEERS.md.
+// --key-format auto's choice), pbtree-compact-4k (the same with 4 KiB pages), lmdb, sqlite,
+// sqlite-mmap (queries sqlite's files with mmap), rocksdb. Cases (the seed's shapes at ROWS rows,
+// data/seed/README.md): id (unique BIGINT 1..ROWS), col (BIGINT with duplicates: 1 +
+// SplitMix64(seed 0x5EED0001) mod ROWS per row), int128 (INT128 column holding the row's ID,
+// unique). Record number = ID everywhere. Workloads: lookup (all entries equal to a random existing
+// value), narrow (seek >= a random value, read 100 entries), full (every entry once). Queries come
+// from std::mt19937_64 seeded with 7 + REP, so every engine answers the same queries in one
+// repetition; the `checksum` field (a sum of per-entry record-number hashes) must agree between
+// engines, and --verify decodes every key and checks it against the value its record number was
+// built from. Each engine's own settings and their sources: perf/PEERS.md.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <pbtree/index_file.h>
@@ -198,7 +198,8 @@ class Engine {
 // picks (WhatIfEstimator over every 4th entry, choose_key_format), as `pbtree load` does.
 class PbtreeEngine : public Engine {
  public:
-  explicit PbtreeEngine(pbtree::NodeLayout layout) : layout_(layout) {}
+  PbtreeEngine(pbtree::NodeLayout layout, uint32_t page_size)
+      : layout_(layout), page_size_(page_size) {}
 
   static TypeSpec type_of(Case c) {
     return TypeSpec::parse(c == Case::Int128 ? "int128" : "bigint");
@@ -217,7 +218,7 @@ class PbtreeEngine : public Engine {
       pbtree::WhatIfEstimator::Options o;
       o.type = type;
       o.source = def.format;
-      o.page_size = pbtree::kDefaultPageSize;
+      o.page_size = page_size_;
       o.layouts = {layout_};
       pbtree::WhatIfEstimator est(o);
       for (size_t i = 0; i < entries.size(); i += pbtree::kAutoSampleEvery) {
@@ -227,8 +228,8 @@ class PbtreeEngine : public Engine {
       const uint64_t sampled = est.entries();
       def.format = pbtree::choose_key_format(type, layout_, est.finish(), sampled).format;
     }
-    std::fprintf(stderr, "pbtree-memlim: pbtree %s key format %s\n",
-                 layout_ == pbtree::NodeLayout::Compact ? "compact" : "firebird",
+    std::fprintf(stderr, "pbtree-memlim: pbtree %s, %u-byte pages, key format %s\n",
+                 layout_ == pbtree::NodeLayout::Compact ? "compact" : "firebird", page_size_,
                  std::string(pbtree::key_format_name(def.format)).c_str());
     struct Source : pbtree::SortedEntrySource {
       const std::vector<std::pair<int64_t, uint64_t>>& e;
@@ -247,7 +248,7 @@ class PbtreeEngine : public Engine {
         return true;
       }
     } src(entries, type, def.format);
-    auto file = pbtree::IndexFile::open_or_create(dir + "/index.pbt", pbtree::kDefaultPageSize);
+    auto file = pbtree::IndexFile::open_or_create(dir + "/index.pbt", page_size_);
     file->bulk_load_sorted(def, src);
     file->close();
   }
@@ -304,6 +305,7 @@ class PbtreeEngine : public Engine {
 
  private:
   pbtree::NodeLayout layout_;
+  uint32_t page_size_;
   std::unique_ptr<pbtree::IndexFile> file_;
   pbtree::BTree* tree_ = nullptr;
   TypeSpec type_;
@@ -508,7 +510,11 @@ class SqliteEngine : public Engine {
     if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
       throw std::runtime_error("sqlite3_open_v2 failed: " + path);
     }
-    const uint64_t cache_kib = own_cache_bytes(budget) / 1024;
+    // cache_size counts page images only; every cached page also costs SQLite's page header
+    // and its pcache1 slot (a few hundred bytes at 8 KiB pages): a 488 MiB cache under the
+    // 512 MiB budget grew to 520 MB of heap on a full scan and the cgroup killed the process.
+    // So the pages get 8192 / (8192 + 512) of what the budget leaves.
+    const uint64_t cache_kib = own_cache_bytes(budget) / 1024 * 8192 / (8192 + 512);
     sq_exec(db_, fmt::format("PRAGMA cache_size=-{}; PRAGMA mmap_size={}", cache_kib,
                              mmap_ ? fs::file_size(path) : 0));
     lookup_ = prepare("SELECT k, r FROM t WHERE k = ?1");
@@ -573,7 +579,8 @@ void rs_check(const rocksdb::Status& s, const char* what) {
 // 16-byte key -> recno; col: key = col (8 bytes BE) + id (8 bytes BE), empty value, with an
 // 8-byte prefix extractor so the bloom filter serves equality lookups. Default block-based
 // table (restart interval 16: keys delta-coded within blocks), bloom filter 10 bits/key,
-// block cache LRU of own_cache_bytes(budget); index and filter blocks in the table reader. Built
+// block cache LRU of own_cache_bytes(budget); partitioned index and filters, cached in the
+// block cache with the top level pinned. Built
 // from the sorted entries by SstFileWriter + IngestExternalFile (bulk load, no memtable, no
 // compaction).
 class RocksEngine : public Engine {
@@ -582,11 +589,18 @@ class RocksEngine : public Engine {
     rocksdb::Options o;
     rocksdb::BlockBasedTableOptions t;
     t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
-    // Index and filter blocks stay in the table reader's memory (RocksDB's default), which
-    // the cgroup counts like any heap: with cache_index_and_filter_blocks the 1.2 MB-per-10^6-
-    // keys filter of the one ingested (bottom-level, so never pinned) file went through the
-    // block cache and every Get re-read it from the page cache (CPU-bound, seconds per 100
-    // lookups at 10^7 rows, 64 MiB).
+    // Partitioned index and filters (RocksDB's wiki, "Partitioned Index/Filters": bounded
+    // memory for large databases): the 10 bits/key filter alone is 125 MB at 10^8 keys, more
+    // than a 128 MiB budget, so a whole filter in the table reader's heap gets the process
+    // killed by the cgroup, and a whole filter through a small block cache is re-read on
+    // every Get. Partitions (4 KiB) go through the block cache like data blocks, with only the
+    // top-level index of the partitions pinned.
+    t.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+    t.partition_filters = true;
+    t.metadata_block_size = 4096;
+    t.cache_index_and_filter_blocks = true;
+    t.cache_index_and_filter_blocks_with_high_priority = true;
+    t.pin_top_level_index_and_filter = true;
     if (budget > 0) t.block_cache = rocksdb::NewLRUCache(own_cache_bytes(budget));
     if (c == Case::Col) {
       o.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(8));
@@ -705,10 +719,16 @@ class RocksEngine : public Engine {
 #endif
 
 std::unique_ptr<Engine> make_engine(const std::string& name) {
-  if (name == "pbtree") return std::make_unique<PbtreeEngine>(pbtree::NodeLayout::Firebird);
-  if (name == "pbtree-compact") {
-    return std::make_unique<PbtreeEngine>(pbtree::NodeLayout::Compact);
+  using pbtree::NodeLayout;
+  if (name == "pbtree") {
+    return std::make_unique<PbtreeEngine>(NodeLayout::Firebird, pbtree::kDefaultPageSize);
   }
+  if (name == "pbtree-compact") {
+    return std::make_unique<PbtreeEngine>(NodeLayout::Compact, pbtree::kDefaultPageSize);
+  }
+  // 4 KiB pages (LMDB's page size): a miss under a tight budget reads half of what an 8 KiB
+  // page costs (pbtree load --page-size 4096).
+  if (name == "pbtree-compact-4k") return std::make_unique<PbtreeEngine>(NodeLayout::Compact, 4096);
 #ifdef PBTREE_BENCH_HAVE_LMDB
   if (name == "lmdb") return std::make_unique<LmdbEngine>();
 #endif
