@@ -403,8 +403,12 @@ void Wal::reset_locked() {
   put_u64(head + 40, db_dev_);
   put_u64(head + 48, db_ino_);
   put_u32(head + 56, wal_crc(head, 56));
-  truncate_to(io_, log_fd_, kWalHeaderSize, log_path_);
+  // The header first, then the cut: a new (empty) log never shows readers opening it a run of
+  // zero bytes, which they would take for a file that is not a log (ftruncate first made one
+  // for an instant: "not a pbtree log (64 bytes)" warnings under ShareProcesses). The frames
+  // left behind the new header until the cut carry the old salt, so no scan reads them.
   write_all(io_, log_fd_, head, kWalHeaderSize, 0, log_path_);
+  truncate_to(io_, log_fd_, kWalHeaderSize, log_path_);
   sync(io_, log_fd_, log_path_);
   committed_end_ = end_ = kWalHeaderSize;
 }
