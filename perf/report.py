@@ -261,8 +261,9 @@ def load_text(load):
 
 def git_rev(root):
     try:
-        return subprocess.check_output(["git", "-C", root, "rev-parse", "--short", "HEAD"],
-                                       text=True).strip()
+        # "-dirty" when the working tree differs from HEAD (the run's code is not HEAD's).
+        return subprocess.check_output(["git", "-C", root, "describe", "--always", "--dirty",
+                                        "--abbrev=7"], text=True).strip()
     except Exception:
         return "unknown"
 
@@ -528,6 +529,8 @@ def main():
     ap.add_argument("--load-budget-mib", type=int, default=256)
     ap.add_argument("--note", default="", help="a paragraph put under the title (e.g. what run "
                     "this is, when it is not the full perf/run.sh)")
+    ap.add_argument("--git", default="", help="the code the runs used, when not the checkout's "
+                    "(a report written again later from the same runs)")
     ap.add_argument("--html", default="", help="also write this HTML page with SVG charts")
     ap.add_argument("--memlim", default="", help="perf/memory_limited.sh's memlim.txt")
     ap.add_argument("--memlim-fio", default="", help="its fio.txt")
@@ -554,16 +557,21 @@ def main():
     L.append(f"- Date: run started {context.get('date', '?')}, report written "
              f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}"
              + (f" (suite took {a.elapsed})" if a.elapsed else ""))
+    load_avg = context.get('load_avg')
+    quiet = isinstance(load_avg, list) and load_avg and load_avg[0] < 1.0
+    shared = ("quiet: nothing else ran, the benchmark's own thread is the 1 of the load"
+              if quiet else
+              "machine shared with other jobs: with a load above the core count, absolute "
+              "numbers are inflated and noisy — CPU time counts cache misses caused by the "
+              "neighbours; compare ratios, and treat differences under ~20% between pbtree key "
+              "formats as noise")
     L.append(f"- Machine: {cpu_model()}, {os.cpu_count()} cores "
              f"({context.get('num_cpus', '?')} seen by the benchmark at "
              f"{context.get('mhz_per_cpu', '?')} MHz), load average at start "
-             f"{load_text(context.get('load_avg'))} (machine shared with other jobs: with a load "
-             f"above the core count, absolute numbers are inflated and noisy — CPU time counts "
-             f"cache misses caused by the neighbours; compare ratios, and treat differences under "
-             f"~20% between pbtree key formats as noise)")
+             f"{load_text(load_avg)} ({shared})")
     L.append(f"- Build: Release (-O3); Google Benchmark library package built as "
              f"{context.get('library_build_type', '?')} (timing harness only); "
-             f"git {git_rev(root)}")
+             f"git {a.git or git_rev(root)}")
     L.append(f"- Repetitions: {a.repetitions}")
     L.append(f"- Command: `{a.command}`")
     L.append("")
