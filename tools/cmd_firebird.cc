@@ -129,6 +129,28 @@ FdbFigures gather_figures(const FdbFile& file, const std::vector<FdbTable>& cata
   return out;
 }
 
+// The source texts of an expression or partial index: "expression" and "condition", each only
+// for such an index (the text "" if the blob is NULL).
+void add_source_texts(Json& o, const FdbIndex& ix) {
+  if (ix.expression) o["expression"] = ix.expression_source;
+  if (ix.condition) o["condition"] = ix.condition_source;
+}
+
+// The same as text lines after a what-if header: "  expression: (UPPER(C_UTF8))\n" and
+// "  condition: WHERE C_SMALL > 0\n", line breaks and tabs in the text shown as spaces.
+std::string source_lines(const FdbIndex& ix) {
+  auto line = [](const char* what, std::string text) {
+    for (char& c : text) {
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    }
+    return fmt::format("  {}: {}\n", what, text);
+  };
+  std::string out;
+  if (ix.expression) out += line("expression", ix.expression_source);
+  if (ix.condition) out += line("condition", ix.condition_source);
+  return out;
+}
+
 // isc_decode_timestamp: days since 1858-11-17 and 1/10000 s to "Mon D, YYYY H:MM:SS".
 std::string creation_text(const uint32_t date[2]) {
   static const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
@@ -422,8 +444,7 @@ std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable
       o["id"] = ix.id;
       o["unique"] = ix.unique;
       o["descending"] = ix.descending;
-      o["expression"] = ix.expression;
-      o["partial"] = ix.condition;
+      add_source_texts(o, ix);
       o["page_size"] = file.page_size();
       Json segments = Json::array();
       for (const FdbSegment& g : ix.segments) {
@@ -512,15 +533,17 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
           o["shared_rescaled_keys"] = w.shared_keys;
           o["what_if"] = what_if_json(w.report);
         }
+        add_source_texts(o, ix);
         objects.push_back(json_dump(o));
         continue;
       }
       if (!w.predicted) {
-        text +=
-            fmt::format("What-if for index {} ({}) of {}: {}\n\n", ix.name, ix.id, t->name, w.why);
+        text += fmt::format("What-if for index {} ({}) of {}: {}\n{}\n", ix.name, ix.id, t->name,
+                            w.why, source_lines(ix));
         continue;
       }
       std::string table = format_what_if_table(w.report);
+      table.insert(table.find('\n') + 1, source_lines(ix));
       std::string na;
       for (auto& [f, why] : unavailable) {
         na += fmt::format("   {:<11} n/a: {}\n", key_format_name(f), why);
