@@ -390,7 +390,7 @@ std::string format_fdb_header(const FdbFile& file, const std::string& name) {
 std::string format_fdb_stat(const FdbFile& file, const std::vector<FdbTable>& catalog,
                             const FdbStatFilter& filter, bool levels, Progress* progress) {
   std::string out;
-  const std::vector<const FdbTable*> tables = select_tables(catalog, filter);
+  const std::vector<const FdbTable*> tables = select_tables(file.path(), catalog, filter);
   const FdbFigures figures = gather_figures(file, catalog, tables, filter, progress);
   for (size_t i = 0; i < tables.size(); ++i) {
     const FdbTable* t = tables[i];
@@ -419,7 +419,7 @@ std::string format_fdb_stat(const FdbFile& file, const std::vector<FdbTable>& ca
 std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable>& catalog,
                                  const FdbStatFilter& filter, bool levels, Progress* progress) {
   std::vector<std::string> objects;
-  const std::vector<const FdbTable*> tables = select_tables(catalog, filter);
+  const std::vector<const FdbTable*> tables = select_tables(file.path(), catalog, filter);
   const FdbFigures figures = gather_figures(file, catalog, tables, filter, progress);
   for (size_t i = 0; i < tables.size(); ++i) {
     const FdbTable* t = tables[i];
@@ -486,7 +486,7 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
   std::vector<std::string> objects;  // json: one dumped object per index
   std::string summary;
   uint64_t before = 0, after = 0;
-  for (const FdbTable* t : select_tables(catalog, filter)) {
+  for (const FdbTable* t : select_tables(file.path(), catalog, filter)) {
     for (const FdbIndex& ix : t->indexes) {
       if (!fdb_index_wanted(ix, filter)) continue;
       std::function<void(uint64_t)> on_entries;
@@ -596,7 +596,8 @@ void run_firebird_import(const FirebirdImportArgs& a, std::ostream& out) {
       if (ix.name == a.index) index = &ix;
     }
   }
-  if (!index) throw UsageError(fmt::format("{}: no index named {}", a.fdb, a.index));
+  if (!index)
+    throw fdb_no_index_error(a.fdb, user_tables(catalog), a.index, "no index on a user table");
   import_fdb_index(*file, *index, a, out);
 }
 
