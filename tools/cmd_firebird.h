@@ -1,5 +1,5 @@
-// `pbtree stat --firebird FILE.fdb`: gstat -r's report of a Firebird 3 database read by
-// pbtree itself (firebird/), as text (byte-exact index blocks) or JSON.
+// `pbtree stat --firebird FILE.fdb`: gstat -r's report of a Firebird database (ODS 11-13,
+// Firebird 2.x-5) read by pbtree itself (firebird/), as text (byte-exact index blocks) or JSON.
 #pragma once
 
 #include <ostream>
