@@ -474,6 +474,8 @@ void run_firebird_stat(const FirebirdStatArgs& a, std::ostream& out, Progress* p
     out << format_fdb_stat_json(*file, catalog, a.filter, a.levels, progress);
     return;
   }
+  // A --table or --index that names nothing fails before the header is printed.
+  select_tables(file->path(), catalog, a.filter);
   out << format_fdb_header(*file, a.db);
   out << format_fdb_stat(*file, catalog, a.filter, a.levels, progress);
   // gstat's time text ends with its own newline (ctime style), so an empty line follows.
