@@ -1,6 +1,7 @@
 // read_catalog: system relations RDB$PAGES (0), RDB$FIELDS (2), RDB$INDEX_SEGMENTS (3),
-// RDB$INDICES (4), RDB$RELATION_FIELDS (5), RDB$RELATIONS (6) in their ODS 12.0 layouts
-// (src/jrd/relations.h field order, src/jrd/fields.h types), plus the index root pages.
+// RDB$INDICES (4) with its source blobs, RDB$RELATION_FIELDS (5), RDB$RELATIONS (6) in the
+// layouts of the ODS read (src/jrd/relations.h field order, src/jrd/fields.h types), plus
+// the index root pages.
 #include "firebird/fdb_catalog.h"
 
 #include <fmt/format.h>
@@ -100,6 +101,8 @@ struct SystemFormats {
 };
 
 constexpr size_t kMaxRecord = 65535;
+constexpr uint16_t kIndicesRelation = 4;        // RDB$INDICES
+constexpr size_t kMaxSource = size_t{1} << 20;  // bytes of an index's source text
 
 struct PagesRow {
   uint32_t page;
@@ -148,6 +151,28 @@ void check_system_relations(const FdbFile& file, const std::map<uint16_t, FdbTab
       fmt::format("{}: catalog not found: RDB$RELATIONS read as ODS {}.{} does not list {} (is the "
                   "header's ODS version right?)",
                   file.path(), file.ods().major, file.ods().minor, missing));
+}
+
+// The text of RDB$INDICES source blob `field` of index `index` ("" if NULL); a malformed blob
+// gives "FILE: index NAME: FIELD: page N (type): what".
+std::string source_text(const FdbFile& file, const std::vector<uint32_t>& indices_pages,
+                        const std::string& index, const char* what, const RecordView& r,
+                        size_t field) {
+  const std::optional<FdbBlobId> id = r.blob_id(field);
+  if (!id) return "";
+  const std::string prefix = fmt::format("{}: index {}: {}: ", file.path(), index, what);
+  if (id->relation != kIndicesRelation) {
+    throw CorruptError(fmt::format("{}blob id of relation {}, not of RDB$INDICES ({})", prefix,
+                                   id->relation, kIndicesRelation));
+  }
+  try {
+    const std::vector<uint8_t> d = read_fdb_blob(file, indices_pages, *id, kMaxSource);
+    return std::string(d.begin(), d.end());
+  } catch (const CorruptError& e) {
+    std::string msg = e.what();
+    if (msg.rfind(file.path() + ": ", 0) == 0) msg.erase(0, file.path().size() + 2);
+    throw CorruptError(prefix + msg);
+  }
 }
 
 }  // namespace
@@ -223,7 +248,7 @@ std::vector<FdbTable> read_catalog(const FdbFile& file) {
   });
 
   std::vector<uint8_t> irt(file.page_size());
-  std::map<uint32_t, bool> irt_loaded;
+  const std::vector<uint32_t> indices_pages = pointer_pages_of(file, pages, 4, "RDB$INDICES");
   scan(file, pages, 4, "RDB$INDICES", indices_format(), [&](const RecordView& r) {
     auto it = tables.find(r.text(1));
     if (it == tables.end() || r.is_null(2) || r.integer(2) < 1) return;
@@ -235,6 +260,12 @@ std::vector<FdbTable> read_catalog(const FdbFile& file) {
     ix.descending = r.integer(7) == 1;
     ix.expression = !r.is_null(10);
     ix.condition = file.ods().index_condition && !r.is_null(13);
+    ix.expression_source =
+        source_text(file, indices_pages, ix.name, "RDB$EXPRESSION_SOURCE", r, 11);
+    if (file.ods().index_condition) {
+      ix.condition_source =
+          source_text(file, indices_pages, ix.name, "RDB$CONDITION_SOURCE", r, 14);
+    }
     auto segs = segments[ix.name];
     std::sort(segs.begin(), segs.end());
     for (auto& [pos, field] : segs) {

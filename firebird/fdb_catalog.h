@@ -1,8 +1,9 @@
-// The catalog of a Firebird 3 database as pbtree needs it: tables, their pointer and index
-// root pages (RDB$PAGES), their indexes and segments (RDB$INDICES, RDB$INDEX_SEGMENTS), the
-// segment columns' types (RDB$RELATION_FIELDS, RDB$FIELDS) and each index's slot in its
-// table's index root page. System relation layouts are those of src/jrd/relations.h and
-// src/jrd/fields.h of the ODS read (firebird/fdb_ods.h; ODS 11 to 13.1).
+// The catalog of a Firebird database as pbtree needs it: tables, their pointer and index
+// root pages (RDB$PAGES), their indexes with the source text of their expression or WHERE
+// condition and their segments (RDB$INDICES, RDB$INDEX_SEGMENTS), the segment columns' types
+// (RDB$RELATION_FIELDS, RDB$FIELDS) and each index's slot in its table's index root page. System
+// relation layouts are those of src/jrd/relations.h and src/jrd/fields.h of the ODS read
+// (firebird/fdb_ods.h; ODS 11 to 13.1).
 //
 // Index root page (struct index_root_page, src/jrd/ods.h, ODS 12; type 6):
 //   off size field
@@ -52,6 +53,8 @@ struct FdbIndex {
   uint32_t id = 0;  ///< RDB$INDEX_ID - 1: slot in the index root page
   bool unique = false, descending = false, inactive = false, expression = false;
   bool condition = false;            ///< a partial index (RDB$CONDITION_BLR, ODS 13.1)
+  std::string expression_source;     ///< RDB$EXPRESSION_SOURCE: "(UPPER(C_UTF8))", "" if NULL
+  std::string condition_source;      ///< RDB$CONDITION_SOURCE: "WHERE C_SMALL > 0", "" if NULL
   uint32_t root_page = 0;            ///< 0 if the slot is empty or being built
   std::vector<FdbSegment> segments;  ///< in position order
 };
@@ -68,8 +71,11 @@ struct FdbTable {
   std::vector<FdbIndex> indexes;
 };
 
-/// Reads the catalog. Tables are sorted by name. Throws CorruptError (file, page, page type)
-/// on malformed pages or records, e.g. a system relation without pointer pages.
+/// Reads the catalog. Tables are sorted by name. The source texts of expression and partial
+/// indexes are read from their blobs (read_fdb_blob, firebird/fdb_records.h). Throws
+/// CorruptError (file, page, page type) on malformed pages or records, e.g. a system relation
+/// without pointer pages; "FILE: index NAME: RDB$CONDITION_SOURCE: page N (data): ..." on a
+/// malformed source blob.
 std::vector<FdbTable> read_catalog(const FdbFile& file);
 
 }  // namespace pbtree::firebird

@@ -1,5 +1,6 @@
 // Pointer-page and data-page walk, record headers, fragments and RLE decompression of
-// Firebird 3 records (src/jrd/dpm.epp, src/jrd/sqz.cpp, src/jrd/ods.h).
+// Firebird records, and blobs by their ids (src/jrd/dpm.epp, src/jrd/sqz.cpp, src/jrd/blb.cpp,
+// src/jrd/ods.h).
 #include "firebird/fdb_records.h"
 
 #include <fmt/format.h>
@@ -12,9 +13,9 @@ namespace pbtree::firebird {
 namespace {
 
 constexpr uint16_t kDeleted = 1, kChain = 2, kFragment = 4, kIncomplete = 8, kBlob = 16,
-                   kLongTranum = 1024, kNotPacked = 2048;
+                   kStreamBlob = 32, kLongTranum = 1024, kNotPacked = 2048;
 constexpr uint32_t kRhdSize = 13, kRhdeSize = 16, kRhdfSize = 22;
-constexpr uint32_t kPointerHeader = 32, kDataHeader = 24;
+constexpr uint32_t kPointerHeader = 32, kDataHeader = 24, kBlhSize = 28, kBlpSize = 28;
 
 // The pointer and data page header fields read here, by name (byte table in fdb_records.h).
 uint32_t ppg_next(const uint8_t* page) {
@@ -25,6 +26,9 @@ uint16_t ppg_count(const uint8_t* page) {
 }
 uint16_t ppg_relation(const uint8_t* page) {
   return fdb_u16(page + 26);
+}
+uint32_t dpg_sequence(const uint8_t* page) {
+  return fdb_u32(page + 16);
 }
 uint16_t dpg_relation(const uint8_t* page) {
   return fdb_u16(page + 20);
@@ -122,6 +126,137 @@ std::string RecordView::text(size_t field) const {
   }
   while (!s.empty() && (s.back() == ' ' || s.back() == '\0')) s.pop_back();
   return s;
+}
+
+std::optional<FdbBlobId> RecordView::blob_id(size_t field) const {
+  const FieldDesc* d = present(field);
+  if (!d || d->dtype != Dtype::Blob) return std::nullopt;
+  const uint8_t* p = data_.data() + d->offset;
+  return FdbBlobId{fdb_u16(p), (uint64_t{p[3]} << 32) | fdb_u32(p + 4)};
+}
+
+std::vector<uint8_t> fdb_blob_data(const FdbFile& file, uint32_t page_no, uint32_t line,
+                                   const uint8_t* blh, uint32_t length, size_t max_bytes) {
+  auto fail = [&](const std::string& what) {
+    file.fail(page_no, FdbPage::Data, fmt::format("line {}: {}", line, what));
+  };
+  if (length < kBlhSize) fail(fmt::format("blob header cut short ({} bytes)", length));
+  const uint32_t ps = file.page_size();
+  const uint8_t level = blh[12];
+  const uint32_t slots = (length - kBlhSize) / 4;
+  const std::string too_long = fmt::format("blob longer than {} bytes", max_bytes);
+  std::vector<uint8_t> raw;
+  if (level == 0) {
+    if (length - kBlhSize > max_bytes) fail(too_long);
+    raw.assign(blh + kBlhSize, blh + length);
+  } else if (level <= 2) {
+    // Data pages visited: a blob's pages are full but for the last, so a longer list is
+    // refused before it is read (a damaged level-2 list could name millions of pages).
+    const uint64_t max_pages = max_bytes / (ps - kBlpSize) + 1;
+    uint64_t pages = 0;
+    std::vector<uint8_t> bp(ps), list(ps);
+    auto append = [&](uint32_t n) {
+      if (++pages > max_pages) fail(too_long);
+      file.read_page(n, FdbPage::Blob, bp.data());
+      const uint32_t used = fdb_u16(bp.data() + 24);
+      if (kBlpSize + used > ps) {
+        file.fail(n, FdbPage::Blob, fmt::format("blp_length {} passes the end of the page", used));
+      }
+      if (raw.size() + used > max_bytes) fail(too_long);
+      raw.insert(raw.end(), bp.begin() + kBlpSize, bp.begin() + kBlpSize + used);
+    };
+    for (uint32_t i = 0; i < slots; ++i) {
+      const uint32_t n = fdb_u32(blh + kBlhSize + 4 * i);
+      if (level == 1) {
+        append(n);
+        continue;
+      }
+      file.read_page(n, FdbPage::Blob, list.data());
+      const uint32_t used = fdb_u16(list.data() + 24);
+      if (kBlpSize + used > ps) {
+        file.fail(n, FdbPage::Blob, fmt::format("blp_length {} passes the end of the page", used));
+      }
+      for (uint32_t k = 0; k < used / 4; ++k) append(fdb_u32(list.data() + kBlpSize + 4 * k));
+    }
+  } else {
+    fail(fmt::format("blob level {} (0, 1 or 2 expected)", level));
+  }
+  if (fdb_u16(blh + 10) & kStreamBlob) return raw;
+  std::vector<uint8_t> out;
+  for (size_t i = 0; i < raw.size();) {
+    if (i + 2 > raw.size()) fail("blob segment length cut short");
+    const size_t n = fdb_u16(raw.data() + i);
+    if (i + 2 + n > raw.size()) {
+      fail(
+          fmt::format("blob segment of {} bytes at offset {} passes the end of the blob ({} "
+                      "bytes)",
+                      n, i, raw.size()));
+    }
+    out.insert(out.end(), raw.begin() + static_cast<ptrdiff_t>(i + 2),
+               raw.begin() + static_cast<ptrdiff_t>(i + 2 + n));
+    i += 2 + n;
+  }
+  return out;
+}
+
+std::vector<uint8_t> read_fdb_blob(const FdbFile& file, const std::vector<uint32_t>& pointer_pages,
+                                   FdbBlobId id, size_t max_bytes) {
+  const uint32_t ps = file.page_size();
+  const uint64_t max_records = file.ods().max_records(ps);
+  const uint64_t per_pp = file.ods().dp_per_pp(ps);
+  const uint64_t sequence = id.number / max_records;
+  const uint32_t line = static_cast<uint32_t>(id.number % max_records);
+  const uint64_t pp_index = sequence / per_pp;
+  const uint32_t slot = static_cast<uint32_t>(sequence % per_pp);
+  if (pp_index >= pointer_pages.size()) {
+    throw CorruptError(fmt::format(
+        "{}: blob {} of relation {}: data page sequence {} lies beyond the relation's {} "
+        "pointer pages",
+        file.path(), id.number, id.relation, sequence, pointer_pages.size()));
+  }
+  const uint32_t pp = pointer_pages[pp_index];
+  std::vector<uint8_t> page(ps);
+  file.read_page(pp, FdbPage::Pointer, page.data());
+  if (ppg_relation(page.data()) != id.relation) {
+    file.fail(pp, FdbPage::Pointer,
+              fmt::format("relation {} where the blob's relation {} was expected",
+                          ppg_relation(page.data()), id.relation));
+  }
+  const uint32_t dp = slot < ppg_count(page.data()) && kPointerHeader + 4 * (slot + 1) <= ps
+                          ? fdb_u32(page.data() + kPointerHeader + 4 * slot)
+                          : 0;
+  if (dp == 0) {
+    file.fail(pp, FdbPage::Pointer,
+              fmt::format("slot {} (blob {}) lists no data page", slot, id.number));
+  }
+  file.read_page(dp, FdbPage::Data, page.data());
+  if (dpg_relation(page.data()) != id.relation || dpg_sequence(page.data()) != sequence) {
+    file.fail(dp, FdbPage::Data,
+              fmt::format("relation {} sequence {} where blob {} needs relation {} sequence {}",
+                          dpg_relation(page.data()), dpg_sequence(page.data()), id.number,
+                          id.relation, sequence));
+  }
+  const uint32_t count = dpg_count(page.data());
+  if (kDataHeader + 4 * count > ps) {
+    file.fail(dp, FdbPage::Data, fmt::format("dpg_count {} does not fit the page", count));
+  }
+  const uint32_t off = line < count ? fdb_u16(page.data() + kDataHeader + 4 * line) : 0;
+  const uint32_t len = line < count ? fdb_u16(page.data() + kDataHeader + 4 * line + 2) : 0;
+  if (off == 0 || len == 0) {
+    file.fail(dp, FdbPage::Data, fmt::format("line {} (blob {}) is empty", line, id.number));
+  }
+  if (off < kDataHeader + 4 * count || off + len > ps || len < kRhdSize) {
+    file.fail(
+        dp, FdbPage::Data,
+        fmt::format("line {}: record at offset {} length {} outside the page", line, off, len));
+  }
+  const uint16_t flags = fdb_u16(page.data() + off + 10);
+  if (!(flags & kBlob) || (flags & (kDeleted | kChain | kFragment))) {
+    file.fail(dp, FdbPage::Data,
+              fmt::format("line {} (blob {}) is not a blob header (rhd_flags 0x{:04x})", line,
+                          id.number, flags));
+  }
+  return fdb_blob_data(file, dp, line, page.data() + off, len, max_bytes);
 }
 
 std::vector<uint32_t> pages_relation_pointer_pages(const FdbFile& file) {

@@ -1,6 +1,7 @@
-// Records of a Firebird 3 relation read straight from its pages: pointer pages, data pages,
-// record headers, fragments, the run-length decompression of src/jrd/sqz.cpp, and field
-// access through a record format laid out as src/jrd/ini.epp / met.epp MET_align do.
+// Records of a Firebird relation read straight from its pages: pointer pages, data pages,
+// record headers, fragments, the run-length decompression of src/jrd/sqz.cpp, field access
+// through a record format laid out as src/jrd/ini.epp / met.epp MET_align do, and blobs read
+// by their ids (src/jrd/blb.cpp).
 //
 // Pointer page (struct pointer_page, src/jrd/ods.h; type 4):
 //   off size field
@@ -37,6 +38,20 @@
 // byte i/8 set: field i is NULL), then the fields in order, each aligned: CHAR not at all,
 // VARCHAR (2-byte length + bytes) to 2, every other type to min(its length, 8); SMALLINT 2,
 // INTEGER 4, BIGINT and DOUBLE 8, blob ids 8 bytes.
+//
+// Blob id in a record (struct bid, src/jrd/RecordNumber.h, little-endian machines):
+//     0    2 relation id      0 in a temporary blob (never on disk)
+//     2    1 reserved
+//     3    1 record number bits 32..39
+//     4    4 record number bits 0..31
+// The blob's header record (struct blh, byte table in firebird/fdb_table_stat.h) is line
+// `number % max_records` of the relation's data page of sequence `number / max_records`
+// (FdbOds::max_records), listed in slot `sequence % dp_per_pp` of the relation's pointer
+// page `sequence / dp_per_pp`. blh_level 0: the data follows the 28-byte header; 1: blob
+// page numbers follow, each page (type 8) holding blp_length bytes of data from byte 28;
+// 2: page numbers of blob pages whose blp_length / 4 page numbers are those of the data
+// pages. A segmented blob (blh_flags without 32) is a run of 2-byte segment lengths each
+// followed by its segment; the run continues across pages.
 #pragma once
 
 #include <cstdint>
@@ -69,6 +84,14 @@ enum class Dtype : uint8_t {
   Boolean = 21,
 };
 
+/// A permanent blob id: the relation whose data pages hold the blob's header record and that
+/// record's number.
+struct FdbBlobId {
+  uint16_t relation = 0;
+  uint64_t number = 0;
+  bool operator==(const FdbBlobId&) const = default;
+};
+
 /// One field of a record format: its type, length (bytes; VARCHAR includes its 2-byte
 /// length word) and offset from the record start.
 struct FieldDesc {
@@ -96,6 +119,8 @@ class RecordView {
   int64_t integer(size_t field) const;
   /// CHAR / VARCHAR bytes, trailing blanks removed; "" if NULL.
   std::string text(size_t field) const;
+  /// The blob id of a BLOB field; nullopt if NULL.
+  std::optional<FdbBlobId> blob_id(size_t field) const;
 
  private:
   const FieldDesc* present(size_t field) const;
@@ -112,6 +137,22 @@ class RecordView {
 void scan_relation(const FdbFile& file, uint16_t relation_id,
                    const std::vector<uint32_t>& pointer_pages, size_t max_record,
                    const std::function<void(std::span<const uint8_t>)>& fn);
+
+/// The data of the blob whose header record is `blh` (`length` bytes, line `line` of data page
+/// `page_no`): level 0, 1 or 2, segment length words removed from a segmented blob. Throws
+/// CorruptError "FILE: page N (type): ..." naming the data page or the blob page at fault
+/// (a header cut short, a level above 2, a blob page of the wrong type or whose blp_length
+/// passes the page end, a segment that passes the blob's end, more than `max_bytes` bytes).
+std::vector<uint8_t> fdb_blob_data(const FdbFile& file, uint32_t page_no, uint32_t line,
+                                   const uint8_t* blh, uint32_t length, size_t max_bytes);
+
+/// The data of blob `id`, stored in the relation whose pointer pages (in sequence order) are
+/// `pointer_pages` (fdb_blob_data). Throws CorruptError naming the file and the page at fault
+/// when the record number lies beyond the pointer pages or in an empty slot, the data page
+/// belongs to another relation or has another sequence, or the line is empty or not a blob
+/// header.
+std::vector<uint8_t> read_fdb_blob(const FdbFile& file, const std::vector<uint32_t>& pointer_pages,
+                                   FdbBlobId id, size_t max_bytes);
 
 /// The pointer pages of RDB$PAGES itself: from hdr_PAGES along ppg_next.
 std::vector<uint32_t> pages_relation_pointer_pages(const FdbFile& file);

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <pbtree/errors.h>
 
+#include <algorithm>
+
 #include "btree/stats.h"
 #include "node/btree_page.h"
 
@@ -46,9 +48,37 @@ IndexStats analyze_fdb_index(const FdbFile& file, const FdbTable& table, const F
   }
 }
 
-std::vector<const FdbTable*> select_tables(const std::vector<FdbTable>& catalog,
-                                           const FdbStatFilter& filter) {
+std::vector<const FdbTable*> user_tables(const std::vector<FdbTable>& catalog, bool system) {
   std::vector<const FdbTable*> out;
+  for (const FdbTable& t : catalog) {
+    if (system || !t.system) out.push_back(&t);
+  }
+  return out;
+}
+
+NotFoundError fdb_no_index_error(const std::string& path,
+                                 const std::vector<const FdbTable*>& tables,
+                                 const std::string& name, const std::string& none) {
+  std::vector<std::string> names;
+  for (const FdbTable* t : tables) {
+    for (const FdbIndex& ix : t->indexes) names.push_back(ix.name);
+  }
+  std::sort(names.begin(), names.end());
+  std::string list;
+  for (size_t i = 0; i < names.size() && i < kFdbIndexNamesListed; ++i) {
+    list += (i == 0 ? "" : ", ") + names[i];
+  }
+  if (names.size() > kFdbIndexNamesListed) {
+    list += fmt::format(", and {} more", names.size() - kFdbIndexNamesListed);
+  }
+  return NotFoundError(fmt::format("{}: no index named {} ({})", path, name,
+                                   names.empty() ? none : "indexes: " + list));
+}
+
+std::vector<const FdbTable*> select_tables(const std::string& path,
+                                           const std::vector<FdbTable>& catalog,
+                                           const FdbStatFilter& filter) {
+  std::vector<const FdbTable*> out, searched;
   bool table_found = filter.table.empty(), index_found = filter.index.empty();
   for (const FdbTable& t : catalog) {
     if (!filter.table.empty()) {
@@ -57,6 +87,7 @@ std::vector<const FdbTable*> select_tables(const std::vector<FdbTable>& catalog,
     } else if (!t.listed || (t.system && !filter.system)) {
       continue;
     }
+    searched.push_back(&t);
     if (!filter.index.empty()) {
       bool has = false;
       for (const FdbIndex& ix : t.indexes) has = has || ix.name == filter.index;
@@ -65,8 +96,13 @@ std::vector<const FdbTable*> select_tables(const std::vector<FdbTable>& catalog,
     }
     out.push_back(&t);
   }
-  if (!table_found) throw UsageError(fmt::format("no table named {}", filter.table));
-  if (!index_found) throw UsageError(fmt::format("no index named {}", filter.index));
+  if (!table_found) throw UsageError(fmt::format("{}: no table named {}", path, filter.table));
+  if (!index_found) {
+    throw fdb_no_index_error(path, searched, filter.index,
+                             !filter.table.empty() ? "table " + filter.table + " has no index"
+                             : filter.system       ? "the database has no index"
+                                                   : "no index on a user table");
+  }
   return out;
 }
 

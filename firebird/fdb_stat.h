@@ -4,6 +4,7 @@
 // JSON renderings live in tools/cmd_firebird.cc.
 #pragma once
 
+#include <pbtree/errors.h>
 #include <pbtree/index_file.h>
 
 #include <cstdint>
@@ -37,10 +38,26 @@ IndexStats analyze_fdb_index(const FdbFile& file, const FdbTable& table, const F
 bool fdb_index_wanted(const FdbIndex& index, const FdbStatFilter& filter);
 
 /// The tables gstat -r would list under `filter` (views, external and virtual tables left
-/// out; system tables only with filter.system), in name order. Throws UsageError if
-/// filter.table or filter.index names nothing.
-std::vector<const FdbTable*> select_tables(const std::vector<FdbTable>& catalog,
+/// out; system tables only with filter.system), in name order. Throws UsageError "PATH: no
+/// table named T" if filter.table names nothing, fdb_no_index_error if filter.index names no
+/// index of filter.table or, without it, of the tables listed. `path`: the database, for
+/// messages.
+std::vector<const FdbTable*> select_tables(const std::string& path,
+                                           const std::vector<FdbTable>& catalog,
                                            const FdbStatFilter& filter);
+
+/// The tables of `catalog` other than system tables (all of them with `system`).
+std::vector<const FdbTable*> user_tables(const std::vector<FdbTable>& catalog, bool system = false);
+
+/// NotFoundError "PATH: no index named NAME (indexes: A, B, C)": the names of the indexes of
+/// `tables` in name order, at most kFdbIndexNamesListed of them ("..., and 12 more"); with
+/// none, "(NONE)", e.g. "PATH: no index named X (no index on a user table)".
+NotFoundError fdb_no_index_error(const std::string& path,
+                                 const std::vector<const FdbTable*>& tables,
+                                 const std::string& name, const std::string& none);
+
+/// Index names fdb_no_index_error lists at most.
+inline constexpr size_t kFdbIndexNamesListed = 30;
 
 /// A short SQL-ish name of a segment's column type: "integer", "bigint", "numeric(18,2)",
 /// "double", "varchar(20)", ... ("type N" if unknown).

@@ -29,11 +29,12 @@ inline uint32_t ld32(const uint8_t* p) {
 }
 
 // Record header flags and sizes (fdb_records.h), data page layout (DPG_SIZE = 24).
-constexpr uint16_t kChain = 2, kFragment = 4, kIncomplete = 8, kBlob = 16, kStreamBlob = 32;
-constexpr uint32_t kRhdSize = 13, kRhdfSize = 22, kBlhSize = 28, kBlpSize = 28;
+constexpr uint16_t kChain = 2, kFragment = 4, kIncomplete = 8, kBlob = 16;
+constexpr uint32_t kRhdSize = 13, kRhdfSize = 22, kBlhSize = 28;
 constexpr uint32_t kDataHeader = 24, kPointerHeader = 32;
 constexpr uint8_t kDpgOrphan = 1, kDpgFull = 2, kDpgSwept = 8, kDpgSecondary = 16;
 constexpr uint16_t kFormatsRelation = 8;  // RDB$FORMATS
+constexpr size_t kMaxFormatBlob = size_t{1} << 20;
 constexpr int kBuckets = 5;
 
 uint32_t ppg_next(const uint8_t* p) {
@@ -317,41 +318,6 @@ class TableAnalyzer {
   PageSource& src_;
 };
 
-// Concatenated data of a blob whose header record is `blh` (`length` bytes): level 0 inline,
-// level 1 through its blob pages. Segment length words are removed from segmented blobs.
-std::vector<uint8_t> blob_data(const FdbFile& file, uint32_t page_no, const uint8_t* blh,
-                               uint16_t length) {
-  if (length < kBlhSize) file.fail(page_no, FdbPage::Data, "blob header cut short");
-  const uint8_t level = blh[12];
-  std::vector<uint8_t> raw;
-  if (level == 0) {
-    raw.assign(blh + kBlhSize, blh + length);
-  } else if (level == 1) {
-    std::vector<uint8_t> bp(file.page_size());
-    for (uint32_t i = 0; i < (length - kBlhSize) / 4u; ++i) {
-      const uint32_t n = ld32(blh + kBlhSize + 4 * i);
-      file.read_page(n, FdbPage::Blob, bp.data());
-      const uint32_t used = ld16(bp.data() + 24);
-      if (kBlpSize + used > file.page_size())
-        file.fail(n, FdbPage::Blob, "blp_length beyond the page");
-      raw.insert(raw.end(), bp.begin() + kBlpSize, bp.begin() + kBlpSize + used);
-    }
-  } else {
-    file.fail(page_no, FdbPage::Data, fmt::format("format descriptor blob of level {}", level));
-  }
-  if (ld16(blh + 10) & kStreamBlob) return raw;
-  std::vector<uint8_t> out;
-  for (size_t i = 0; i < raw.size();) {
-    if (i + 2 > raw.size()) file.fail(page_no, FdbPage::Data, "blob segment length cut short");
-    const size_t n = ld16(raw.data() + i);
-    if (i + 2 + n > raw.size()) file.fail(page_no, FdbPage::Data, "blob segment beyond the blob");
-    out.insert(out.end(), raw.begin() + static_cast<ptrdiff_t>(i + 2),
-               raw.begin() + static_cast<ptrdiff_t>(i + 2 + n));
-    i += 2 + n;
-  }
-  return out;
-}
-
 }  // namespace
 
 double FdbTableStats::average_record_length() const {
@@ -420,8 +386,7 @@ FdbFormatLengths read_format_lengths(const FdbFile& file, const std::vector<FdbT
       file, kFormatsRelation, formats->pointer_pages, 65535, [&](std::span<const uint8_t> rec) {
         RecordView v(layout, rec);
         if (v.is_null(0) || v.is_null(1) || v.is_null(2)) return;
-        const uint8_t* bid = rec.data() + layout.fields[2].offset;
-        const uint64_t number = (uint64_t{bid[3]} << 32) | ld32(bid + 4);
+        const uint64_t number = v.blob_id(2)->number;
         uint16_t length = 0;
         auto it = blobs.find(number);
         if (it == blobs.end()) {
@@ -434,7 +399,8 @@ FdbFormatLengths read_format_lengths(const FdbFile& file, const std::vector<FdbT
         uint16_t len = 0;
         const uint8_t* blh =
             line_record(file, it->second.page, dpg.data(), it->second.line, kBlhSize, &len);
-        const std::vector<uint8_t> d = blob_data(file, it->second.page, blh, len);
+        const std::vector<uint8_t> d =
+            fdb_blob_data(file, it->second.page, it->second.line, blh, len, kMaxFormatBlob);
         if (file.ods().major <= 11) {
           // ODS 11 (met.epp MET_format of 2.x): no count; 12-byte descriptors from byte 0
           // (Ods::Descriptor, or a 32-bit dsc with the offset in dsc_address); the length is

@@ -94,8 +94,9 @@ struct FdbTableStats {
 /// length (bytes, as Firebird's 16-bit USHORT).
 using FdbFormatLengths = std::map<uint16_t, std::map<int16_t, uint16_t>>;
 
-/// Reads RDB$FORMATS (relation 8) and its descriptor blobs (levels 0 and 1). Throws
-/// CorruptError naming the file and page on a malformed record or blob.
+/// Reads RDB$FORMATS (relation 8) and its descriptor blobs (fdb_blob_data of
+/// firebird/fdb_records.h). Throws CorruptError naming the file and page on a malformed
+/// record or blob.
 FdbFormatLengths read_format_lengths(const FdbFile& file, const std::vector<FdbTable>& catalog);
 
 /// The figures of each table in `tables` (in that order). `on_pages(done, total)`, if set, is

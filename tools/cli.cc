@@ -62,7 +62,7 @@ struct LoadArgs {
 struct StatArgs {
   std::string db, index;
   bool json = false, io = false, what_if = false;
-  bool firebird = false, system = false;  // --firebird: a Firebird 3 database (cmd_firebird.h)
+  bool firebird = false, system = false;  // --firebird: a Firebird database (cmd_firebird.h)
   bool levels = false;                    // --levels: btree/level_stats.h
   bool progress = false;                  // --progress: tools/progress.h even off a terminal
   std::string compare, compare_index;     // --compare B [--compare-index I]: cmd_compare.h
@@ -447,14 +447,16 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->excludes(io_flag);
   CLI::Option* fb_flag = stat->add_flag(
       "--firebird", stat_args.firebird,
-      "DB is a Firebird 3 (ODS 12) database: gstat -r's table and index blocks, read-only");
+      "DB is a Firebird database (ODS 11-13: Firebird 2.x-5): gstat -r's table and index "
+      "blocks, read-only");
   stat->add_option("--table", stat_args.table, "With --firebird: only this table")->needs(fb_flag);
   stat->add_flag("--system", stat_args.system, "With --firebird: system tables too")
       ->needs(fb_flag);
   fb_flag->excludes(io_flag);
   CLI::Option* cmp = stat->add_option(
       "--compare", stat_args.compare,
-      "Another file (pbtree or Firebird 3): the same-named indexes side by side with ratios");
+      "Another file (pbtree, or Firebird ODS 11-13): the same-named indexes side by side with "
+      "ratios");
   stat->add_option("--compare-index", stat_args.compare_index,
                    "With --compare: the index of the other file to set against --index")
       ->needs(cmp);
@@ -469,7 +471,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   FirebirdImportArgs import_args;
   CLI::App* import = app.add_subcommand(
-      "import", "Build a pbtree index from the entries of an index of a Firebird 3 database");
+      "import",
+      "Build a pbtree index from the entries of an index of a Firebird database (ODS 11-13: "
+      "Firebird 2.x-5)");
   import->add_option("fdb", import_args.fdb, "Firebird database (read-only)")->required();
   import->add_option("db", import_args.db, "pbtree index file (created if missing)")->required();
   import->add_option("--index", import_args.index, "Firebird index name")->required();
@@ -486,7 +490,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   std::string report_file, report_output;
   CLI::App* report = app.add_subcommand(
       "report", "Write one self-contained HTML page (inline SVG) about a pbtree or Firebird file");
-  report->add_option("file", report_file, "pbtree file or Firebird 3 database")->required();
+  report->add_option("file", report_file, "pbtree file or Firebird database (ODS 11-13)")
+      ->required();
   report->add_option("-o,--output", report_output, "HTML file to write")->required();
 
   DemoOptions demo_args;

@@ -43,15 +43,23 @@ Side load(const std::string& path, const std::string& only) {
   if (is_firebird_file(path)) {
     auto file = firebird::FdbFile::open(path);
     s.page_size = file->page_size();
-    for (const firebird::FdbTable& t : firebird::read_catalog(*file)) {
+    const std::vector<firebird::FdbTable> catalog = firebird::read_catalog(*file);
+    for (const firebird::FdbTable& t : catalog) {
       for (const firebird::FdbIndex& ix : t.indexes) {
         if (!only.empty() && ix.name != only) continue;
-        if (ix.inactive) continue;
+        if (ix.inactive) {
+          if (!only.empty()) throw UsageError(fmt::format("{}: index {} is inactive", path, only));
+          continue;
+        }
         IndexStats st = firebird::analyze_fdb_index(*file, t, ix);
         st.bytes_per_entry =
             st.nodes ? static_cast<double>(st.index_pages) * s.page_size / st.nodes : 0;
         s.stats[ix.name] = st;
       }
+    }
+    if (!only.empty() && s.stats.empty()) {
+      throw firebird::fdb_no_index_error(path, firebird::user_tables(catalog), only,
+                                         "no index on a user table");
     }
   } else {
     auto file = IndexFile::open(path);
@@ -62,8 +70,6 @@ Side load(const std::string& path, const std::string& only) {
     }
     if (!only.empty() && s.stats.empty()) throw file->no_index_error(only);
   }
-  if (!only.empty() && s.stats.empty())
-    throw UsageError(fmt::format("{}: no index named {}", path, only));
   return s;
 }
 

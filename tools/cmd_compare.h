@@ -1,5 +1,6 @@
-// `pbtree stat A --compare B`: two files (pbtree or Firebird 3, told apart by their header
-// page) or two indexes side by side, gstat's figures and pbtree's page counts with B/A ratios.
+// `pbtree stat A --compare B`: two files (pbtree or Firebird ODS 11-13, told apart by their
+// header page) or two indexes side by side, gstat's figures and pbtree's page counts with B/A
+// ratios.
 #pragma once
 
 #include <string>

@@ -129,6 +129,28 @@ FdbFigures gather_figures(const FdbFile& file, const std::vector<FdbTable>& cata
   return out;
 }
 
+// The source texts of an expression or partial index: "expression" and "condition", each only
+// for such an index (the text "" if the blob is NULL).
+void add_source_texts(Json& o, const FdbIndex& ix) {
+  if (ix.expression) o["expression"] = ix.expression_source;
+  if (ix.condition) o["condition"] = ix.condition_source;
+}
+
+// The same as text lines after a what-if header: "  expression: (UPPER(C_UTF8))\n" and
+// "  condition: WHERE C_SMALL > 0\n", line breaks and tabs in the text shown as spaces.
+std::string source_lines(const FdbIndex& ix) {
+  auto line = [](const char* what, std::string text) {
+    for (char& c : text) {
+      if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    }
+    return fmt::format("  {}: {}\n", what, text);
+  };
+  std::string out;
+  if (ix.expression) out += line("expression", ix.expression_source);
+  if (ix.condition) out += line("condition", ix.condition_source);
+  return out;
+}
+
 // isc_decode_timestamp: days since 1858-11-17 and 1/10000 s to "Mon D, YYYY H:MM:SS".
 std::string creation_text(const uint32_t date[2]) {
   static const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
@@ -368,7 +390,7 @@ std::string format_fdb_header(const FdbFile& file, const std::string& name) {
 std::string format_fdb_stat(const FdbFile& file, const std::vector<FdbTable>& catalog,
                             const FdbStatFilter& filter, bool levels, Progress* progress) {
   std::string out;
-  const std::vector<const FdbTable*> tables = select_tables(catalog, filter);
+  const std::vector<const FdbTable*> tables = select_tables(file.path(), catalog, filter);
   const FdbFigures figures = gather_figures(file, catalog, tables, filter, progress);
   for (size_t i = 0; i < tables.size(); ++i) {
     const FdbTable* t = tables[i];
@@ -397,7 +419,7 @@ std::string format_fdb_stat(const FdbFile& file, const std::vector<FdbTable>& ca
 std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable>& catalog,
                                  const FdbStatFilter& filter, bool levels, Progress* progress) {
   std::vector<std::string> objects;
-  const std::vector<const FdbTable*> tables = select_tables(catalog, filter);
+  const std::vector<const FdbTable*> tables = select_tables(file.path(), catalog, filter);
   const FdbFigures figures = gather_figures(file, catalog, tables, filter, progress);
   for (size_t i = 0; i < tables.size(); ++i) {
     const FdbTable* t = tables[i];
@@ -422,8 +444,7 @@ std::string format_fdb_stat_json(const FdbFile& file, const std::vector<FdbTable
       o["id"] = ix.id;
       o["unique"] = ix.unique;
       o["descending"] = ix.descending;
-      o["expression"] = ix.expression;
-      o["partial"] = ix.condition;
+      add_source_texts(o, ix);
       o["page_size"] = file.page_size();
       Json segments = Json::array();
       for (const FdbSegment& g : ix.segments) {
@@ -453,6 +474,8 @@ void run_firebird_stat(const FirebirdStatArgs& a, std::ostream& out, Progress* p
     out << format_fdb_stat_json(*file, catalog, a.filter, a.levels, progress);
     return;
   }
+  // A --table or --index that names nothing fails before the header is printed.
+  select_tables(file->path(), catalog, a.filter);
   out << format_fdb_header(*file, a.db);
   out << format_fdb_stat(*file, catalog, a.filter, a.levels, progress);
   // gstat's time text ends with its own newline (ctime style), so an empty line follows.
@@ -465,7 +488,7 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
   std::vector<std::string> objects;  // json: one dumped object per index
   std::string summary;
   uint64_t before = 0, after = 0;
-  for (const FdbTable* t : select_tables(catalog, filter)) {
+  for (const FdbTable* t : select_tables(file.path(), catalog, filter)) {
     for (const FdbIndex& ix : t->indexes) {
       if (!fdb_index_wanted(ix, filter)) continue;
       std::function<void(uint64_t)> on_entries;
@@ -512,15 +535,17 @@ std::string format_fdb_what_if(const FdbFile& file, const std::vector<FdbTable>&
           o["shared_rescaled_keys"] = w.shared_keys;
           o["what_if"] = what_if_json(w.report);
         }
+        add_source_texts(o, ix);
         objects.push_back(json_dump(o));
         continue;
       }
       if (!w.predicted) {
-        text +=
-            fmt::format("What-if for index {} ({}) of {}: {}\n\n", ix.name, ix.id, t->name, w.why);
+        text += fmt::format("What-if for index {} ({}) of {}: {}\n{}\n", ix.name, ix.id, t->name,
+                            w.why, source_lines(ix));
         continue;
       }
       std::string table = format_what_if_table(w.report);
+      table.insert(table.find('\n') + 1, source_lines(ix));
       std::string na;
       for (auto& [f, why] : unavailable) {
         na += fmt::format("   {:<11} n/a: {}\n", key_format_name(f), why);
@@ -573,7 +598,8 @@ void run_firebird_import(const FirebirdImportArgs& a, std::ostream& out) {
       if (ix.name == a.index) index = &ix;
     }
   }
-  if (!index) throw UsageError(fmt::format("{}: no index named {}", a.fdb, a.index));
+  if (!index)
+    throw fdb_no_index_error(a.fdb, user_tables(catalog), a.index, "no index on a user table");
   import_fdb_index(*file, *index, a, out);
 }
 

@@ -1,5 +1,5 @@
-// `pbtree stat --firebird FILE.fdb`: gstat -r's report of a Firebird 3 database read by
-// pbtree itself (firebird/), as text (byte-exact index blocks) or JSON.
+// `pbtree stat --firebird FILE.fdb`: gstat -r's report of a Firebird database (ODS 11-13,
+// Firebird 2.x-5) read by pbtree itself (firebird/), as text (byte-exact index blocks) or JSON.
 #pragma once
 
 #include <ostream>
@@ -38,6 +38,9 @@ void run_firebird_stat(const FirebirdStatArgs& args, std::ostream& out,
 /// `stat --firebird --what-if`: per index the what-if table (tools/what_if_format.h) or why
 /// it is not predicted, the count of rescaled-double keys several values map to, then a
 /// summary of the indexes whose best (format, layout) is >= 1.2x smaller in index pages.
+/// After the first line of an expression or partial index, its source text:
+/// "  expression: (UPPER(C_UTF8))", "  condition: WHERE C_SMALL > 0" (in JSON: the keys
+/// "expression" and "condition" of format_fdb_stat_json).
 std::string format_fdb_what_if(const firebird::FdbFile& file,
                                const std::vector<firebird::FdbTable>& catalog,
                                const firebird::FdbStatFilter& filter, bool json,
@@ -72,9 +75,10 @@ std::string format_fdb_stat(const firebird::FdbFile& file,
 
 /// The same as a JSON array of objects, per table (unless filter.index is set) first
 /// {"kind":"table", table, table_id, page_size, the figures of add_fdb_table_figures}, then
-/// per index {"kind":"index", table, table_id, name, id, unique, descending,
-/// expression, partial (a WHERE condition, ODS 13.1),
-/// segments [{field, itype, field_type, scale, length}], and the gstat figures under the
+/// per index {"kind":"index", table, table_id, name, id, unique, descending, "expression"
+/// (an expression index only: RDB$EXPRESSION_SOURCE, a string), "condition" (a partial index
+/// only, ODS 13.1: RDB$CONDITION_SOURCE, "WHERE ..."), page_size,
+/// segments [{field, type, itype}], and the gstat figures under the
 /// keys of format_json_object (root_page, depth, leaf_buckets, nodes, ...)}.
 /// `levels` (--levels) adds add_tree_shape's keys (tools/json_out.h) to each index object.
 std::string format_fdb_stat_json(const firebird::FdbFile& file,

@@ -180,7 +180,7 @@ void run_report(const std::string& path, const std::string& output) {
     auto file = firebird::FdbFile::open(path);
     page_size = file->page_size();
     const auto catalog = firebird::read_catalog(*file);
-    for (const firebird::FdbTable* t : firebird::select_tables(catalog, {})) {
+    for (const firebird::FdbTable* t : firebird::select_tables(path, catalog, {})) {
       for (const firebird::FdbIndex& ix : t->indexes) {
         if (ix.inactive || ix.root_page == 0) continue;
         ReportIndex r;

@@ -1,8 +1,8 @@
 // `pbtree report FILE -o report.html`: one self-contained HTML page (inline SVG, no scripts,
-// no network fetches) for a pbtree file or a Firebird 3 database: per index gstat's figures,
-// a bar chart of its predicted size in each key format and layout (btree/what_if.h; compound
-// indexes: each segment's formats, one segment changed at a time, file/what_if_compound.h),
-// the fill histogram and the per-level table (btree/level_stats.h).
+// no network fetches) for a pbtree file or a Firebird database (ODS 11-13): per index gstat's
+// figures, a bar chart of its predicted size in each key format and layout (btree/what_if.h;
+// compound indexes: each segment's formats, one segment changed at a time,
+// file/what_if_compound.h), the fill histogram and the per-level table (btree/level_stats.h).
 #pragma once
 
 #include <pbtree/index_file.h>
