@@ -2,11 +2,12 @@
 //   type and key format (tests/support/matrix_rows.h) x layout (every kNodeLayouts value) x
 //   ascending / descending x NULLs and empty strings (none, first, last, all, one only) x
 //   build path x page size (kPageSizes),
-// build paths: IndexFile::bulk_load at 1 and 2 threads, `load --memory 64K` (sorted runs
-// spilled and merged), `load` then `load --append`, one-by-one BTree::insert, and `import` from
-// a Firebird 3 database (tests/firebird/matrix_fb3.fdb.zst, made once by
-// tests/firebird/make_matrix_fixture.sh; Firebird 3 types only). Library calls where the path
-// is one, the CLI in-process (run_cli) where it exists only there.
+// build paths, each the CLI in-process (run_args) except one-by-one inserts: `load --threads 1`
+// and `load --threads 2` in memory (`--memory 1M`: no spilled run, IndexFile::bulk_load; with
+// 2 threads the CSV is parsed in parallel chunks), `load --memory 64K` (sorted runs spilled and
+// merged), `load` then `load --append`, one-by-one BTree::insert, and `import` from a Firebird
+// 3 database (tests/firebird/matrix_fb3.fdb.zst, made once by
+// tests/firebird/make_matrix_fixture.sh; Firebird 3 types only).
 // Each index: `verify` exits 0, BTree::verify counts every entry, a forward and a backward
 // scan equal the sorted model (a std::multimap of normalized key and record number; import:
 // keys only, Firebird gives the record numbers), and a find of every distinct key gives the
@@ -45,15 +46,15 @@ namespace {
 using namespace pbtree::testing;
 using tools::testing::run_args;
 
-enum class BuildPath { Bulk1, Bulk2, Spill, Append, Insert, Import };
-constexpr BuildPath kBuildPaths[] = {BuildPath::Bulk1,  BuildPath::Bulk2,  BuildPath::Spill,
+enum class BuildPath { Load1, Load2, Spill, Append, Insert, Import };
+constexpr BuildPath kBuildPaths[] = {BuildPath::Load1,  BuildPath::Load2,  BuildPath::Spill,
                                      BuildPath::Append, BuildPath::Insert, BuildPath::Import};
 const char* path_name(BuildPath p) {
   switch (p) {
-    case BuildPath::Bulk1:
-      return "bulk-1-thread";
-    case BuildPath::Bulk2:
-      return "bulk-2-threads";
+    case BuildPath::Load1:
+      return "load-1-thread";
+    case BuildPath::Load2:
+      return "load-2-threads";
     case BuildPath::Spill:
       return "load-spilled";
     case BuildPath::Append:
@@ -249,15 +250,19 @@ class MatrixRun {
                                     "--recno-column", "2"};
     if (def.descending) create.push_back("--descending");
     switch (path) {
-      case BuildPath::Bulk1:
-      case BuildPath::Bulk2: {
-        auto file = IndexFile::open_or_create(db, page_size);
-        file->set_build_threads(path == BuildPath::Bulk1 ? 1 : 2);
-        EntryBatch batch;
-        for (const auto& [key, recno] : model) batch.add(key, recno, recno);
-        file->bulk_load(def, batch);
-        file->commit();
-        file->close();
+      case BuildPath::Load1:
+      case BuildPath::Load2: {
+        // In memory (no spilled run: IndexFile::bulk_load), parsed in chunks of about 20 KiB and
+        // built on 1 or 2 threads.
+        const std::string csv = write("in.csv", csv_of(t, rows, 0, rows.size()));
+        std::vector<std::string> args{
+            "load",      db,         "--index", "I",         "--input",
+            csv,         "--memory", "1M",      "--threads", path == BuildPath::Load1 ? "1" : "2",
+            "--progress"};
+        args.insert(args.end(), create.begin(), create.end());
+        const auto r = run_args(args);
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(r.err.find("sort run"), std::string::npos) << "spilled runs: " << r.err;
         return;
       }
       case BuildPath::Insert: {
