@@ -1,5 +1,6 @@
 // The combination matrix (issue 30): one generator builds an index for every combination of
-//   type and key format (tests/support/matrix_rows.h) x layout (every kNodeLayouts value) x
+//   type and key format (tests/support/matrix_rows.h: every pair key_format_allowed() accepts
+//   for its types) x layout (every kNodeLayouts value) x
 //   ascending / descending x NULLs and empty strings (none, first, last, all, one only) x
 //   build path x page size (kPageSizes),
 // build paths, each the CLI in-process (run_args) except one-by-one inserts: `load --threads 1`
@@ -385,6 +386,26 @@ TEST(CliMatrix, PairwiseSubsetCoversEveryValidPair) {
     }
   }
   EXPECT_LT(subset.size(), all.size() / 20);
+}
+
+// Every (type, key format) pair that pbtree allows for a type of the matrix is one of its types,
+// and every type's pair is allowed.
+TEST(CliMatrix, TypesHoldEveryAllowedKeyFormat) {
+  const KeyFormat formats[] = {KeyFormat::Double, KeyFormat::RescaledDouble, KeyFormat::Decimal128,
+                               KeyFormat::Bcd, KeyFormat::Text};
+  std::set<std::pair<std::string, std::string>> have;
+  for (const MatrixType& t : matrix_types()) {
+    EXPECT_TRUE(key_format_allowed(TypeSpec::parse(t.type), parse_key_format(t.format))) << t.name;
+    EXPECT_TRUE(have.emplace(t.type, t.format).second) << t.name << " twice";
+  }
+  for (const auto& [type_text, unused] : have) {
+    for (KeyFormat f : formats) {
+      if (key_format_allowed(TypeSpec::parse(type_text), f)) {
+        EXPECT_TRUE(have.count({type_text, std::string(key_format_name(f))}))
+            << type_text << "/" << key_format_name(f) << " is allowed but not in the matrix";
+      }
+    }
+  }
 }
 
 TEST(CliMatrix, EveryIndexReadsBackAsItsModel) {

@@ -27,9 +27,15 @@ struct MatrixType {
   const char* fb3_tag;  ///< fixture table suffix (one table per Firebird type)
 };
 
+/// Every (type, key format) pair that key_format_allowed() accepts for the matrix's types
+/// (smallint, integer and numeric(P <= 9): double, decimal128, bcd; bigint and numeric(P <=
+/// 18): rescaled-double, decimal128, bcd; int128 and numeric(P > 18): bcd; double: double;
+/// varchar: text).
 inline const std::vector<MatrixType>& matrix_types() {
   static const std::vector<MatrixType> types{
       {"smallint/double", "smallint", "double", "smallint", "SMALLINT"},
+      {"smallint/decimal128", "smallint", "decimal128", "smallint", "SMALLINT"},
+      {"smallint/bcd", "smallint", "bcd", "smallint", "SMALLINT"},
       {"integer/double", "integer", "double", "integer", "INTEGER"},
       {"integer/decimal128", "integer", "decimal128", "integer", "INTEGER"},
       {"integer/bcd", "integer", "bcd", "integer", "INTEGER"},
@@ -39,9 +45,12 @@ inline const std::vector<MatrixType>& matrix_types() {
       {"int128/bcd", "int128", "bcd", nullptr, nullptr},
       {"double/double", "double", "double", "double precision", "DOUBLE"},
       {"numeric(9,2)/double", "numeric(9,2)", "double", "numeric(9,2)", "NUM9"},
+      {"numeric(9,2)/decimal128", "numeric(9,2)", "decimal128", "numeric(9,2)", "NUM9"},
+      {"numeric(9,2)/bcd", "numeric(9,2)", "bcd", "numeric(9,2)", "NUM9"},
       {"numeric(18,3)/rescaled-double", "numeric(18,3)", "rescaled-double", "numeric(18,3)",
        "NUM18"},
       {"numeric(18,3)/decimal128", "numeric(18,3)", "decimal128", "numeric(18,3)", "NUM18"},
+      {"numeric(18,3)/bcd", "numeric(18,3)", "bcd", "numeric(18,3)", "NUM18"},
       {"numeric(38,6)/bcd", "numeric(38,6)", "bcd", nullptr, nullptr},
       {"varchar(12)/text", "varchar(12)", "text", "varchar(12) character set none", "VARCHAR"},
   };
