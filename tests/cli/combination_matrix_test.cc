@@ -21,6 +21,14 @@
 // at least one index); PBTREE_MATRIX=full runs every combination. A new layout joins by its
 // kNodeLayouts entry, a new type by its matrix_types() entry, a new build path by its
 // BuildPath value here.
+// Sizes (at 92a50bb): 23 types (19 single-segment type/key format pairs, 4 compound) x 2
+// layouts x 2 directions x 6 NULL patterns ("one-empty": the 5 types with a varchar segment) x
+// 6 build paths (import: the 17 Firebird 3 types) x 4 page sizes = 10,896 valid cases; the
+// pairwise subset is 137 of them. Release build, 2-CPU machine, scratch in /dev/shm: the
+// default run (`ctest --test-dir build -R CliMatrix`) takes 0.5 s; the full matrix
+// (`PBTREE_MATRIX=full build/bin/pbtree-tests
+// --gtest_filter=CliMatrix.EveryIndexReadsBackAsItsModel`) took 39 s, all 10,896 passing
+// (55 s while another build ran).
 #include <gtest/gtest.h>
 #include <pbtree/index_file.h>
 #include <pbtree/keys.h>
