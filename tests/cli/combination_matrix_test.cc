@@ -1,12 +1,18 @@
 // The combination matrix (issue 30): one generator builds an index for every combination of
-//   type and key format (tests/support/matrix_rows.h) x layout (every kNodeLayouts value) x
-//   ascending / descending x NULLs and empty strings (none, first, last, all, one only) x
-//   build path x page size (kPageSizes),
-// build paths: IndexFile::bulk_load at 1 and 2 threads, `load --memory 64K` (sorted runs
-// spilled and merged), `load` then `load --append`, one-by-one BTree::insert, and `import` from
-// a Firebird 3 database (tests/firebird/matrix_fb3.fdb.zst, made once by
-// tests/firebird/make_matrix_fixture.sh; Firebird 3 types only). Library calls where the path
-// is one, the CLI in-process (run_cli) where it exists only there.
+//   type and key format (tests/support/matrix_rows.h: every (type, key format) pair that
+//   key_format_allowed() accepts for smallint, integer, bigint, int128, double, numeric(9,2),
+//   numeric(18,3), numeric(38,6) and varchar(12), and compound indexes of 2 and 3 segments) x
+//   layout (every kNodeLayouts value) x ascending / descending x NULLs and empty strings (none,
+//   first, last, all, one only: a lone NULL, and for types with a varchar segment a lone empty
+//   string) x build path x page size (kPageSizes),
+// build paths, each the CLI in-process (run_args) except one-by-one inserts: `load --threads 1`
+// and `load --threads 2` in memory (`--memory 1M`: no spilled run, IndexFile::bulk_load; with
+// 2 threads the CSV is parsed in parallel chunks), `load --memory 64K` (sorted runs spilled and
+// merged), `load` then `load --append`, one-by-one BTree::insert, and `import` from a Firebird
+// 3 database (tests/firebird/matrix_fb3.fdb.zst, made once by
+// tests/firebird/make_matrix_fixture.sh; Firebird 3 types, single-segment only). A compound
+// index is loaded from CSV as a user loads one: --type and --column once per segment, each
+// segment in its type's default key format.
 // Each index: `verify` exits 0, BTree::verify counts every entry, a forward and a backward
 // scan equal the sorted model (a std::multimap of normalized key and record number; import:
 // keys only, Firebird gives the record numbers), and a find of every distinct key gives the
@@ -15,6 +21,14 @@
 // at least one index); PBTREE_MATRIX=full runs every combination. A new layout joins by its
 // kNodeLayouts entry, a new type by its matrix_types() entry, a new build path by its
 // BuildPath value here.
+// Sizes (at 92a50bb): 23 types (19 single-segment type/key format pairs, 4 compound) x 2
+// layouts x 2 directions x 6 NULL patterns ("one-empty": the 5 types with a varchar segment) x
+// 6 build paths (import: the 17 Firebird 3 types) x 4 page sizes = 10,896 valid cases; the
+// pairwise subset is 137 of them. Release build, 2-CPU machine, scratch in /dev/shm: the
+// default run (`ctest --test-dir build -R CliMatrix`) takes 0.5 s; the full matrix
+// (`PBTREE_MATRIX=full build/bin/pbtree-tests
+// --gtest_filter=CliMatrix.EveryIndexReadsBackAsItsModel`) took 39 s, all 10,896 passing
+// (55 s while another build ran).
 #include <gtest/gtest.h>
 #include <pbtree/index_file.h>
 #include <pbtree/keys.h>
@@ -22,7 +36,6 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -45,15 +58,15 @@ namespace {
 using namespace pbtree::testing;
 using tools::testing::run_args;
 
-enum class BuildPath { Bulk1, Bulk2, Spill, Append, Insert, Import };
-constexpr BuildPath kBuildPaths[] = {BuildPath::Bulk1,  BuildPath::Bulk2,  BuildPath::Spill,
+enum class BuildPath { Load1, Load2, Spill, Append, Insert, Import };
+constexpr BuildPath kBuildPaths[] = {BuildPath::Load1,  BuildPath::Load2,  BuildPath::Spill,
                                      BuildPath::Append, BuildPath::Insert, BuildPath::Import};
 const char* path_name(BuildPath p) {
   switch (p) {
-    case BuildPath::Bulk1:
-      return "bulk-1-thread";
-    case BuildPath::Bulk2:
-      return "bulk-2-threads";
+    case BuildPath::Load1:
+      return "load-1-thread";
+    case BuildPath::Load2:
+      return "load-2-threads";
     case BuildPath::Spill:
       return "load-spilled";
     case BuildPath::Append:
@@ -74,8 +87,12 @@ std::vector<size_t> dim_sizes() {
 }
 using Case = std::vector<size_t>;
 
+// Import only for the types Firebird 3 has (single-segment: import copies no compound index);
+// "one-empty" only for types with a varchar segment.
 bool valid(const Case& c) {
-  return kBuildPaths[c[kPath]] != BuildPath::Import || matrix_types()[c[kType]].fb3 != nullptr;
+  const MatrixType& t = matrix_types()[c[kType]];
+  if (!null_pattern_applies(t, kNullPatterns[c[kNulls]])) return false;
+  return kBuildPaths[c[kPath]] != BuildPath::Import || t.fb3 != nullptr;
 }
 
 std::string case_name(const Case& c) {
@@ -119,30 +136,40 @@ std::set<size_t> valid_pairs(const std::vector<Case>& cases) {
 }
 
 // Greedy pairwise cover: repeatedly the valid case covering the most uncovered pairs (the
-// first of equals), until every valid pair is covered. Deterministic.
+// first of equals), until every valid pair is covered. Deterministic. Each case's pair ids
+// are computed once and the uncovered ones kept as flags (the full matrix has over 10,000
+// cases).
 std::vector<Case> pairwise_cases() {
   const std::vector<Case> all = all_cases();
   PairIndex px;
-  std::set<size_t> uncovered = valid_pairs(all);
+  std::vector<std::vector<size_t>> ids(all.size());
+  for (size_t k = 0; k < all.size(); ++k) {
+    for (size_t i = 0; i < kDims; ++i) {
+      for (size_t j = i + 1; j < kDims; ++j) ids[k].push_back(px.id(i, all[k][i], j, all[k][j]));
+    }
+  }
+  std::vector<char> uncovered(px.id(kDims, 0, 0, 0), 0);
+  size_t left = 0;
+  for (size_t id : valid_pairs(all)) {
+    uncovered[id] = 1;
+    ++left;
+  }
   std::vector<Case> out;
-  while (!uncovered.empty()) {
+  while (left > 0) {
     size_t best = 0, best_gain = 0;
     for (size_t k = 0; k < all.size(); ++k) {
       size_t gain = 0;
-      for (size_t i = 0; i < kDims; ++i) {
-        for (size_t j = i + 1; j < kDims; ++j)
-          gain += uncovered.count(px.id(i, all[k][i], j, all[k][j]));
-      }
+      for (size_t id : ids[k]) gain += static_cast<size_t>(uncovered[id]);
       if (gain > best_gain) {
         best_gain = gain;
         best = k;
       }
     }
-    const Case& c = all[best];
-    for (size_t i = 0; i < kDims; ++i) {
-      for (size_t j = i + 1; j < kDims; ++j) uncovered.erase(px.id(i, c[i], j, c[j]));
+    for (size_t id : ids[best]) {
+      left -= static_cast<size_t>(uncovered[id]);
+      uncovered[id] = 0;
     }
-    out.push_back(c);
+    out.push_back(all[best]);
   }
   return out;
 }
@@ -188,15 +215,69 @@ struct ModelLess {
 };
 using Model = std::multimap<std::vector<uint8_t>, uint64_t, ModelLess>;
 
+// The definition of type `t`: single-segment in t.format; compound with each segment in its
+// type's default key format (as `load` makes it).
+IndexDefinition definition_of(const MatrixType& t, bool descending, NodeLayout layout) {
+  IndexDefinition def;
+  def.name = "I";
+  def.type = TypeSpec::parse(t.type);
+  def.format = parse_key_format(t.format);
+  for (const std::string& s : t.segment_types()) {
+    if (!t.compound()) break;
+    const TypeSpec type = TypeSpec::parse(s);
+    def.segments.push_back(IndexSegment{type, default_key_format(type)});
+  }
+  if (def.compound()) def.format = def.segments[0].format;
+  def.descending = descending;
+  def.layout = layout;
+  return def;
+}
+
+// The key of `row` in `def`: build_key, or build_compound_key with one value per segment.
+std::vector<uint8_t> key_of(const IndexDefinition& def, const MatrixRow& row) {
+  KeyBuffer k;
+  if (!def.compound()) {
+    build_key(def.type, def.format, row[0] ? parse_value(def.type, *row[0]) : Value::null(),
+              def.descending, k);
+  } else {
+    std::vector<Segment> segs;
+    for (size_t j = 0; j < def.segments.size(); ++j) {
+      const IndexSegment& g = def.segments[j];
+      segs.push_back(
+          Segment{&g.type, g.format, row[j] ? parse_value(g.type, *row[j]) : Value::null()});
+    }
+    build_compound_key(segs, def.descending, k);
+  }
+  return std::vector<uint8_t>(k.bytes().begin(), k.bytes().end());
+}
+
+// Rows [begin, end) as CSV: one column per segment (NULL: an empty field; varchar: quoted, so
+// "" is the empty string), then the record number.
 std::string csv_of(const MatrixType& t, const std::vector<MatrixRow>& rows, size_t begin,
                    size_t end) {
-  const bool text = std::string(t.type).rfind("varchar", 0) == 0;
+  const std::vector<std::string> types = t.segment_types();
   std::string csv;
   for (size_t i = begin; i < end; ++i) {
-    if (rows[i]) csv += text ? "\"" + *rows[i] + "\"" : *rows[i];
+    for (size_t j = 0; j < types.size(); ++j) {
+      if (j > 0) csv += ",";
+      if (rows[i][j]) csv += is_text_type(types[j]) ? "\"" + *rows[i][j] + "\"" : *rows[i][j];
+    }
     csv += "," + std::to_string(i) + "\n";
   }
   return csv;
+}
+
+// --column 1 .. --column n (one per segment) and --recno-column n + 1.
+std::vector<std::string> column_args(const MatrixType& t) {
+  std::vector<std::string> args;
+  const size_t n = t.segment_types().size();
+  for (size_t j = 1; j <= n; ++j) {
+    args.push_back("--column");
+    args.push_back(std::to_string(j));
+  }
+  args.push_back("--recno-column");
+  args.push_back(std::to_string(n + 1));
+  return args;
 }
 
 class MatrixRun {
@@ -207,30 +288,21 @@ class MatrixRun {
     SCOPED_TRACE(case_name(c));
     const MatrixType& t = matrix_types()[c[kType]];
     const BuildPath path = kBuildPaths[c[kPath]];
-    IndexDefinition def;
-    def.name = "I";
-    def.type = TypeSpec::parse(t.type);
-    def.format = parse_key_format(t.format);
-    def.descending = c[kDirection] != 0;
-    def.layout = kNodeLayouts[c[kLayout]];
+    const IndexDefinition def = definition_of(t, c[kDirection] != 0, kNodeLayouts[c[kLayout]]);
     const uint32_t page_size = kPageSizes[c[kPageSize]];
     const NullPattern nulls = kNullPatterns[c[kNulls]];
     const auto rows = path == BuildPath::Import ? matrix_rows(t, nulls, kMatrixFixtureRows, true)
                                                 : matrix_rows(t, nulls, kMatrixRows);
 
+    std::vector<std::vector<uint8_t>> keys;
     Model model(ModelLess{def.descending});
     for (size_t i = 0; i < rows.size(); ++i) {
-      KeyBuffer k;
-      if (rows[i]) {
-        build_key(def.type, def.format, parse_value(def.type, *rows[i]), def.descending, k);
-      } else {
-        build_key(def.type, def.format, Value::null(), def.descending, k);
-      }
-      model.emplace(std::vector<uint8_t>(k.bytes().begin(), k.bytes().end()), i);
+      keys.push_back(key_of(def, rows[i]));
+      model.emplace(keys.back(), i);
     }
 
     const std::string db = dir_ + "/m" + std::to_string(++serial_) + ".pbt";
-    build(path, def, t, c, page_size, rows, model, db);
+    build(path, def, t, c, page_size, rows, keys, db);
     if (::testing::Test::HasFatalFailure()) return;
     check(db, path == BuildPath::Import, model);
     std::filesystem::remove(db);
@@ -239,35 +311,45 @@ class MatrixRun {
 
  private:
   void build(BuildPath path, const IndexDefinition& def, const MatrixType& t, const Case& c,
-             uint32_t page_size, const std::vector<MatrixRow>& rows, const Model& model,
-             const std::string& db) {
-    std::vector<std::string> create{"--type",         t.type,
-                                    "--key-format",   t.format,
-                                    "--layout",       std::string(layout_name(def.layout)),
-                                    "--page-size",    std::to_string(page_size),
-                                    "--column",       "1",
-                                    "--recno-column", "2"};
+             uint32_t page_size, const std::vector<MatrixRow>& rows,
+             const std::vector<std::vector<uint8_t>>& keys, const std::string& db) {
+    // `load`'s definition: --type (and --key-format) once, or --type once per segment.
+    std::vector<std::string> create;
+    for (const std::string& type : t.segment_types()) {
+      create.push_back("--type");
+      create.push_back(type);
+    }
+    if (!t.compound()) {
+      create.push_back("--key-format");
+      create.push_back(t.format);
+    }
+    for (const std::string& a : {std::string("--layout"), std::string(layout_name(def.layout)),
+                                 std::string("--page-size"), std::to_string(page_size)}) {
+      create.push_back(a);
+    }
+    for (const std::string& a : column_args(t)) create.push_back(a);
     if (def.descending) create.push_back("--descending");
     switch (path) {
-      case BuildPath::Bulk1:
-      case BuildPath::Bulk2: {
-        auto file = IndexFile::open_or_create(db, page_size);
-        file->set_build_threads(path == BuildPath::Bulk1 ? 1 : 2);
-        EntryBatch batch;
-        for (const auto& [key, recno] : model) batch.add(key, recno, recno);
-        file->bulk_load(def, batch);
-        file->commit();
-        file->close();
+      case BuildPath::Load1:
+      case BuildPath::Load2: {
+        // In memory (no spilled run: IndexFile::bulk_load), parsed in chunks of about 20 KiB and
+        // built on 1 or 2 threads.
+        const std::string csv = write("in.csv", csv_of(t, rows, 0, rows.size()));
+        std::vector<std::string> args{
+            "load",      db,         "--index", "I",         "--input",
+            csv,         "--memory", "1M",      "--threads", path == BuildPath::Load1 ? "1" : "2",
+            "--progress"};
+        args.insert(args.end(), create.begin(), create.end());
+        const auto r = run_args(args);
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(r.err.find("sort run"), std::string::npos) << "spilled runs: " << r.err;
         return;
       }
       case BuildPath::Insert: {
         auto file = IndexFile::open_or_create(db, page_size);
         file->create_index(def);
         BTree& tree = btree_of(*file, "I");
-        // Row order (the model's key of each row is found again by its record number).
-        std::vector<const std::vector<uint8_t>*> by_row(rows.size());
-        for (const auto& [key, recno] : model) by_row[recno] = &key;
-        for (size_t i = 0; i < rows.size(); ++i) tree.insert(*by_row[i], i);
+        for (size_t i = 0; i < rows.size(); ++i) tree.insert(keys[i], i);  // row order
         file->commit();
         file->close();
         return;
@@ -292,17 +374,16 @@ class MatrixRun {
         args.insert(args.end(), create.begin(), create.end());
         const auto r1 = run_args(args);
         ASSERT_EQ(r1.code, 0) << r1.err;
-        const auto r2 = run_args({"load", db, "--index", "I", "--append", "--input", b, "--column",
-                                  "1", "--recno-column", "2"});
+        std::vector<std::string> append{"load", db, "--index", "I", "--append", "--input", b};
+        for (const std::string& arg : column_args(t)) append.push_back(arg);
+        const auto r2 = run_args(append);
         ASSERT_EQ(r2.code, 0) << r2.err;
         return;
       }
       case BuildPath::Import: {
-        std::string pattern = null_pattern_name(kNullPatterns[c[kNulls]]);
-        for (char& ch : pattern)
-          ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-        const std::string index =
-            std::string("I_") + t.fb3_tag + "_" + pattern + (def.descending ? "_D" : "_A");
+        const std::string index = std::string("I_") + t.fb3_tag + "_" +
+                                  null_pattern_tag(kNullPatterns[c[kNulls]]) +
+                                  (def.descending ? "_D" : "_A");
         const auto r =
             run_args({"import", fixture_fdb(dir_), db, "--index", index, "--name", "I",
                       "--key-format", t.format, "--layout", std::string(layout_name(def.layout)),
@@ -371,15 +452,64 @@ class MatrixRun {
 TEST(CliMatrix, PairwiseSubsetCoversEveryValidPair) {
   const auto all = all_cases();
   const auto subset = pairwise_cases();
+  for (size_t n : dim_sizes()) EXPECT_LE(n, 64u) << "PairIndex holds 64 values per dimension";
   EXPECT_EQ(valid_pairs(subset), valid_pairs(all));
   for (const Case& c : subset) EXPECT_TRUE(valid(c)) << case_name(c);
-  // Import only for the types Firebird 3 has.
+  // Import only for the types Firebird 3 has; "one-empty" only where "" is a value.
   for (const Case& c : all) {
+    const MatrixType& t = matrix_types()[c[kType]];
     if (kBuildPaths[c[kPath]] == BuildPath::Import) {
-      EXPECT_NE(matrix_types()[c[kType]].fb3, nullptr) << case_name(c);
+      EXPECT_NE(t.fb3, nullptr) << case_name(c);
+      EXPECT_FALSE(t.compound()) << case_name(c);
+    }
+    if (kNullPatterns[c[kNulls]] == NullPattern::OneEmpty) {
+      EXPECT_TRUE(has_text_segment(t)) << case_name(c);
     }
   }
   EXPECT_LT(subset.size(), all.size() / 20);
+}
+
+// Every (type, key format) pair that pbtree allows for a single-segment type of the matrix is
+// one of its types, and every type's pair is allowed; compound indexes are there, with and
+// without a varchar segment, of 2 and 3 segments; "one-empty" is a lone empty string.
+TEST(CliMatrix, TypesHoldEveryAllowedKeyFormat) {
+  const KeyFormat formats[] = {KeyFormat::Double, KeyFormat::RescaledDouble, KeyFormat::Decimal128,
+                               KeyFormat::Bcd, KeyFormat::Text};
+  std::set<std::pair<std::string, std::string>> have;
+  std::set<size_t> compound_sizes;
+  bool compound_text = false, compound_no_text = false;
+  for (const MatrixType& t : matrix_types()) {
+    const TypeSpec type = TypeSpec::parse(t.type);
+    if (t.compound()) {
+      compound_sizes.insert(t.segments.size());
+      (has_text_segment(t) ? compound_text : compound_no_text) = true;
+      EXPECT_EQ(parse_key_format(t.format), default_key_format(type)) << t.name;
+      continue;
+    }
+    EXPECT_TRUE(key_format_allowed(type, parse_key_format(t.format))) << t.name;
+    EXPECT_TRUE(have.emplace(t.type, t.format).second) << t.name << " twice";
+  }
+  for (const auto& [type_text, unused] : have) {
+    for (KeyFormat f : formats) {
+      if (key_format_allowed(TypeSpec::parse(type_text), f)) {
+        EXPECT_TRUE(have.count({type_text, std::string(key_format_name(f))}))
+            << type_text << "/" << key_format_name(f) << " is allowed but not in the matrix";
+      }
+    }
+  }
+  EXPECT_TRUE(compound_text);
+  EXPECT_TRUE(compound_no_text);
+  EXPECT_TRUE(compound_sizes.count(2) && compound_sizes.count(3));
+  for (const MatrixType& t : matrix_types()) {
+    if (!has_text_segment(t)) continue;
+    const auto rows = matrix_rows(t, NullPattern::OneEmpty, kMatrixRows);
+    ASSERT_EQ(rows.size(), 1u) << t.name;
+    const auto types = t.segment_types();
+    for (size_t j = 0; j < types.size(); ++j) {
+      EXPECT_EQ(rows[0][j], is_text_type(types[j]) ? MatrixValue(std::string()) : MatrixValue())
+          << t.name << " segment " << j;
+    }
+  }
 }
 
 TEST(CliMatrix, EveryIndexReadsBackAsItsModel) {
