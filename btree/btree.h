@@ -230,7 +230,7 @@ class BTree {
   friend class Cursor;
   friend struct CursorOps;
   friend struct CursorBackward;
-  friend struct TreeWriter;  // one write operation's state (btree.cc)
+  friend struct TreeWriter;  // one write operation's state (btree/tree_internal.h)
   friend struct LeafWriter;  // the in-place leaf paths (btree/leaf_writer.cc)
   friend struct BatchMerge;  // insert_batch's run rewrites (btree/batch_insert.cc)
 

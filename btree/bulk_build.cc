@@ -4,10 +4,10 @@
 #include "btree/bulk_build.h"
 
 #include <fmt/format.h>
+#include <pbtree/errors.h>
 
 #include <algorithm>
 #include <cstring>
-#include <stdexcept>
 
 #include "node/btree_page.h"
 #include "node/jump_table.h"
@@ -140,7 +140,7 @@ void FastLoader::add_node(uint32_t level_no, std::span<const uint8_t> key, uint6
   if (split) {
     if (level_no + 1 == levels_.size()) {
       if (levels_.size() >= kMaxLevels) {
-        throw std::length_error(fmt::format("B-tree would exceed {} levels", kMaxLevels));
+        throw UsageError(fmt::format("B-tree would exceed {} levels", kMaxLevels));
       }
       Level& up = levels_.emplace_back();
       up.page_no = take_page();

@@ -4,7 +4,6 @@
 #include <pbtree/index_file.h>
 
 #include <optional>
-#include <stdexcept>
 
 #include "btree/btree.h"
 #include "btree/what_if.h"
@@ -17,11 +16,11 @@ WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_e
                      const std::function<void(uint64_t)>& on_entries) {
   const std::optional<IndexInfo> info = file.find_index(name);
   if (!info) throw file.no_index_error(name);
-  if (sample_every == 0) throw std::invalid_argument("what_if: sample_every must be >= 1");
+  if (sample_every == 0) throw UsageError("what_if: sample_every must be >= 1");
   if (info->def.compound()) {
     throw UsageError(
-        fmt::format("{}: index {} is compound: its what-if is per segment "
-                    "(compound_what_if, file/what_if_compound.h)",
+        fmt::format("{}: index {} is compound: its what-if is per segment (pbtree stat "
+                    "--what-if)",
                     file.path(), name));
   }
   WhatIfEstimator::Options o;

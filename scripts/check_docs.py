@@ -36,6 +36,9 @@
 #     numbers (`## 3.` gives 3, `### 3.4` gives 3.4); so must `FORMAT.md 2.7` (a number right
 #     after a document's name, without the §). A section cited by name, `FORMAT.md "Log
 #     file"`, must be part of a heading of that document (case-insensitive).
+#  d. Copies of files. A code block in a doc whose preceding paragraph says "This is `path`"
+#     must be that file, line for line (docs/LIBRARY.md's second example is
+#     tests/consumer/raw_tree.cc, which the install_consumer test builds and runs).
 # What it cannot see: a number that exists but now names another section (after a
 # renumbering, grep the old numbers), and prose that is wrong. This script's own comments are
 # not checked (they show what fails).
@@ -243,6 +246,7 @@ class Checker:
             lines = read_lines(os.path.join(self.repo.root, rel))
             self.check_lines(rel, list(enumerate(lines, 1)), is_doc=True, code="")
             self.check_links(rel, lines)
+            self.check_copies(rel, lines)
         for rel in self.repo.files:
             base = os.path.basename(rel)
             if rel == SELF:
@@ -401,6 +405,41 @@ class Checker:
                 if anchor and dest.endswith(".md") and anchor not in self.repo.headings(dest)[2]:
                     self.problem(rel, no, f"link `{target}`: {dest} has no heading #{anchor}")
 
+
+    def check_copies(self, rel, lines):
+        # (d): "This is `path`" in the paragraph before a ``` block: the block is that file.
+        para_start, last_para = 0, ""
+        i = 0
+        while i < len(lines):
+            s = lines[i].strip()
+            if s.startswith("```"):
+                block, j = [], i + 1
+                while j < len(lines) and not lines[j].strip().startswith("```"):
+                    block.append(lines[j])
+                    j += 1
+                before = " ".join(lines[para_start:i]).strip() or last_para
+                m = re.search(r"This is `([^`]+)`", before)
+                if m:
+                    target = m.group(1)
+                    if not self.repo.exists(target):
+                        self.problem(rel, i + 1, f"block copies `{target}`, which does not exist")
+                    else:
+                        want = read_lines(os.path.join(self.repo.root, target))
+                        while want and want[-1] == "":
+                            want.pop()
+                        if block != want:
+                            k = next((n for n, (a, b) in enumerate(zip(block, want))
+                                      if a != b), min(len(block), len(want)))
+                            self.problem(rel, i + 2 + k,
+                                         f"block differs from `{target}` at its line {k + 1}")
+                i = j + 1
+                para_start, last_para = i, ""
+                continue
+            if s == "":
+                if i > para_start:
+                    last_para = " ".join(lines[para_start:i])
+                para_start = i + 1
+            i += 1
 
 def extract_library_blocks(root, outdir):
     lines = read_lines(os.path.join(root, "docs/LIBRARY.md"))

@@ -50,6 +50,8 @@ bad util/coding.h '// Where bytes are cut (§7.1).' '^util/coding.h:[0-9]+: §7.
 bad util/coding.h '// See docs/FORMAT.md 2.77.' '^util/coding.h:[0-9]+: docs/FORMAT.md 2.77: docs/FORMAT.md has no section 2.77'
 bad scripts/demo.sh '# Reads data/no_such_set/x.csv.' '^scripts/demo.sh:[0-9]+: `data/no_such_set/x.csv` does not exist'
 bad CMakeLists.txt '# Layers: scripts/check_no_layers.sh' '^CMakeLists.txt:[0-9]+: `scripts/check_no_layers.sh` does not exist'
+bad docs/ARCHITECTURE.md $'\nThis is `util/coding.h`:\n\n```cpp\n// not the file\n```' \
+  '^docs/ARCHITECTURE.md:[0-9]+: block differs from `util/coding.h` at its line 1'
 if out="$("${CHECK[@]}" 2>&1)"; then
   echo "selftest: bad citations pass"; exit 1
 fi

@@ -1,6 +1,7 @@
-// The public cursor (TypedIndex::scan, <pbtree/tree.h>): a forward or backward walk over an
-// index's entries that hands out normalized keys and record numbers. Pimpl: nothing of the
-// buffer pool or the node codecs shows here.
+// The public cursor (Tree::scan in <pbtree/index_file.h>, TypedIndex::scan in
+// <pbtree/typed_index.h>): a forward or backward walk over an index's entries that hands out
+// normalized keys and record numbers. Pimpl: nothing of the buffer pool or the node codecs
+// shows here.
 #pragma once
 
 #include <cstdint>
@@ -9,9 +10,9 @@
 
 namespace pbtree {
 
-/// A forward or backward walk over an index's entries, from TypedIndex::scan (the installed
-/// face of the library's B-tree cursor: it pins one leaf page of the file's buffer pool and
-/// must not outlive its IndexFile). Move-only.
+/// A forward or backward walk over an index's entries, from Tree::scan or TypedIndex::scan
+/// (the installed face of the library's B-tree cursor: it pins one leaf page of the file's
+/// buffer pool and must not outlive its IndexFile). Move-only.
 class IndexCursor {
  public:
   IndexCursor(IndexCursor&&) noexcept;

@@ -80,8 +80,8 @@ struct OpenOptions {
   /// The one writer of the file; otherwise a read-only snapshot of the last commit.
   bool writable = false;
   /// Writable: how long, in milliseconds, to wait while another writer (another process or
-  /// another IndexFile here) holds the file, before LockedError. -1: the process default (0
-  /// unless changed); 0: fail at once.
+  /// another IndexFile here) holds the file, before LockedError. -1 (the default): 0, unless
+  /// the CLI's --busy-timeout set the process default; 0: fail at once.
   int busy_timeout_ms = -1;
   /// Memory budget of the buffer pool in bytes (IndexFile::set_cache_bytes); 0: the default
   /// (64 MiB worth of frames).

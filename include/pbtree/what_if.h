@@ -114,7 +114,8 @@ struct WhatIfReport {
 /// Streams the leaves of index `name` (in index order) through a WhatIfEstimator over every
 /// allowed format and `layouts` (empty: Firebird and Compact); marks the index's own (format,
 /// layout). `sample_every` k > 1 feeds only entries 0, k, 2k, ... (index order). Throws
-/// UsageError ("<path>: no index named X"), CorruptError, IoError.
+/// UsageError ("<path>: no index named X", a compound index, `sample_every` 0), CorruptError,
+/// IoError.
 /// `on_entries`, if set, is called with the count of entries read so far every
 /// kWhatIfProgressEvery entries and once at the end (a progress hook).
 WhatIfReport what_if(IndexFile& file, const std::string& name, uint64_t sample_every = 1,
