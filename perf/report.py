@@ -515,6 +515,37 @@ FIREBIRD_STAT_LINK = ("Firebird: `pbtree stat --firebird` against `fbstat -r` on
                       "[perf/FIREBIRD_STAT.md](FIREBIRD_STAT.md)")
 
 
+def firebird_stat_table(path):
+    """The figures table of perf/FIREBIRD_STAT.md (its first markdown table) and the line that
+    says when and at which commit it was measured, so RESULTS.md holds those figures too."""
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()
+    except OSError:
+        return []
+    measured, in_para = [], False
+    for x in lines:
+        if x.startswith("Measured "):
+            in_para = True
+        if in_para:
+            if not x.strip():
+                break
+            measured.append(x.strip())
+    measured = " ".join(measured)
+    table, started = [], False
+    for x in lines:
+        if x.startswith("|"):
+            table.append(x)
+            started = True
+        elif started:
+            break
+    if not table:
+        return []
+    out = [""]
+    if measured:
+        out += [measured, ""]
+    return out + table
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
@@ -651,6 +682,8 @@ def main():
             L.append("| " + " | ".join(cells) + " |")
         L.append("")
     L.append(FIREBIRD_STAT_LINK)
+    L += firebird_stat_table(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                          "FIREBIRD_STAT.md"))
     if errors:
         L.insert(2, "**FAILED cases (the run fails):** " + "; ".join(
             f"{r['name']}: {r['error']}" for r in errors))
