@@ -151,11 +151,11 @@ TEST(PageWalLog, CommitSyncIsTheLastIoOfACheckpoint) {
   w.file.commit(2, 5, header);
   const std::string db = tmp.path(), log = Wal::log_path(tmp.path());
   // Batch 1 in place (pages 0 and 1 read from the log, written, db synced), the log emptied
-  // (truncate, new header, sync), then batch 2: header frame, commit record, sync.
+  // (new header, then the cut to it, sync), then batch 2: header frame, commit record, sync.
   EXPECT_EQ(io.trace(),
             (std::vector<std::string>{"pread " + log, "pwrite " + db, "pread " + log,
-                                      "pwrite " + db, "fdatasync " + db, "ftruncate " + log,
-                                      "pwrite " + log, "fdatasync " + log, "pwrite " + log,
+                                      "pwrite " + db, "fdatasync " + db, "pwrite " + log,
+                                      "ftruncate " + log, "fdatasync " + log, "pwrite " + log,
                                       "pwrite " + log, "fdatasync " + log}));
 }
 
