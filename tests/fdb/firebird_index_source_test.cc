@@ -18,29 +18,14 @@
 #include "firebird/fdb_catalog.h"
 #include "firebird/fdb_file.h"
 #include "firebird/fdb_stat.h"
+#include "tests/support/fb5_data.h"
 #include "tools/cmd_firebird.h"
 #include "tools/json_out.h"
 
 namespace pbtree::firebird {
 namespace {
 
-std::string fb5_dir() {
-  for (const char* d : {PBTREE_SOURCE_DIR "/../shared/data/firebird5/",
-                        PBTREE_SOURCE_DIR "/../../shared/data/firebird5/"}) {
-    if (std::filesystem::is_directory(d)) return d;
-  }
-  return PBTREE_SOURCE_DIR "/../shared/data/firebird5/";
-}
-
-std::vector<uint8_t> fb5_bytes(const std::string& name) {
-  std::ifstream in(fb5_dir() + name + ".fdb.zst", std::ios::binary);
-  const std::string z((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const unsigned long long size = ZSTD_getFrameContentSize(z.data(), z.size());
-  if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) return {};
-  std::vector<uint8_t> out(size);
-  if (ZSTD_decompress(out.data(), out.size(), z.data(), z.size()) != size) return {};
-  return out;
-}
+using pbtree::testdata::fb5_bytes;
 
 uint16_t u16(const uint8_t* p) {
   uint16_t v;

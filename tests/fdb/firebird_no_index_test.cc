@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/support/cli_test_util.h"
+#include "tests/support/fb5_data.h"
 
 namespace pbtree::tools {
 namespace {
@@ -21,22 +22,9 @@ using testing::CliResult;
 using testing::run;
 using testing::ScratchDir;
 
-std::string fb5_dir() {
-  for (const char* d : {PBTREE_SOURCE_DIR "/../shared/data/firebird5/",
-                        PBTREE_SOURCE_DIR "/../../shared/data/firebird5/"}) {
-    if (std::filesystem::is_directory(d)) return d;
-  }
-  return PBTREE_SOURCE_DIR "/../shared/data/firebird5/";
-}
-
 std::string fb5_text(const std::string& name) {
-  std::ifstream in(fb5_dir() + name + ".fdb.zst", std::ios::binary);
-  const std::string z((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const unsigned long long size = ZSTD_getFrameContentSize(z.data(), z.size());
-  if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) return {};
-  std::string out(size, '\0');
-  if (ZSTD_decompress(out.data(), out.size(), z.data(), z.size()) != size) return {};
-  return out;
+  const std::vector<uint8_t> bytes = pbtree::testdata::fb5_bytes(name);
+  return std::string(bytes.begin(), bytes.end());
 }
 
 // The first 30 of the 36 index names in name order, then the count of the rest.

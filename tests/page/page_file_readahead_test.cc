@@ -3,7 +3,6 @@
 // run in page order. An Io that records every advise() call stands between it and the file.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <pbtree/io.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "page/io.h"
 #include "page/page_file.h"
 
 namespace pbtree {
@@ -25,40 +25,26 @@ constexpr uint32_t kWindow = PageFile::kReadaheadBytes / kPageSize;
 // (offset in pages, length in pages, advice) of one advise() call.
 using Advice = std::tuple<uint64_t, uint64_t, int>;
 
-class RecordingIo : public Io {
+// FaultyIo (never armed here) forwards every call to posix_io(); this adds a record of advise().
+class RecordingIo : public FaultyIo {
  public:
-  int open(const std::string& path, int flags, mode_t mode) override {
-    return posix_io().open(path, flags, mode);
-  }
-  int close(int fd) override { return posix_io().close(fd); }
-  ssize_t pread(int fd, void* buf, size_t count, off_t offset) override {
-    return posix_io().pread(fd, buf, count, offset);
-  }
-  ssize_t pwrite(int fd, const void* buf, size_t count, off_t offset) override {
-    return posix_io().pwrite(fd, buf, count, offset);
-  }
-  int fdatasync(int fd) override { return posix_io().fdatasync(fd); }
-  int ftruncate(int fd, off_t length) override { return posix_io().ftruncate(fd, length); }
-  int file_size(int fd, uint64_t* size) override { return posix_io().file_size(fd, size); }
-  bool is_regular(int fd) override { return posix_io().is_regular(fd); }
-  int unlink(const std::string& path) override { return posix_io().unlink(path); }
   int advise(int fd, off_t offset, off_t length, int advice) override {
-    std::lock_guard lock(mutex_);
-    calls_.emplace_back(uint64_t(offset) / kPageSize, uint64_t(length) / kPageSize, advice);
+    std::lock_guard lock(advice_mutex_);
+    advice_.emplace_back(uint64_t(offset) / kPageSize, uint64_t(length) / kPageSize, advice);
     return posix_io().advise(fd, offset, length, advice);
   }
-  std::vector<Advice> calls(int advice) const {
-    std::lock_guard lock(mutex_);
+  std::vector<Advice> advice_calls(int advice) const {
+    std::lock_guard lock(advice_mutex_);
     std::vector<Advice> out;
-    for (const Advice& a : calls_) {
+    for (const Advice& a : advice_) {
       if (std::get<2>(a) == advice) out.push_back(a);
     }
     return out;
   }
 
  private:
-  mutable std::mutex mutex_;
-  std::vector<Advice> calls_;
+  mutable std::mutex advice_mutex_;
+  std::vector<Advice> advice_;
 };
 
 class PageFileReadahead : public ::testing::Test {
@@ -89,39 +75,39 @@ class PageFileReadahead : public ::testing::Test {
 TEST_F(PageFileReadahead, OpenAdvisesRandomAccessForTheWholeFile) {
   RecordingIo io;
   read_pages(io, {});
-  EXPECT_EQ(io.calls(POSIX_FADV_RANDOM), (std::vector<Advice>{{0, 0, POSIX_FADV_RANDOM}}));
+  EXPECT_EQ(io.advice_calls(POSIX_FADV_RANDOM), (std::vector<Advice>{{0, 0, POSIX_FADV_RANDOM}}));
 }
 
 TEST_F(PageFileReadahead, RandomReadsAskForNoPagesAhead) {
   RecordingIo io;
   read_pages(io, {10, 50, 20, 200, 5, 120});
-  EXPECT_EQ(io.calls(POSIX_FADV_WILLNEED), std::vector<Advice>{});
+  EXPECT_EQ(io.advice_calls(POSIX_FADV_WILLNEED), std::vector<Advice>{});
 }
 
 TEST_F(PageFileReadahead, ThreeReadsInPageOrderAskForTheWindowAfterTheThird) {
   RecordingIo io;
   read_pages(io, {10, 11, 12});
-  EXPECT_EQ(io.calls(POSIX_FADV_WILLNEED),
+  EXPECT_EQ(io.advice_calls(POSIX_FADV_WILLNEED),
             (std::vector<Advice>{{13, kWindow, POSIX_FADV_WILLNEED}}));
 }
 
 TEST_F(PageFileReadahead, TwoReadsInPageOrderAskForNothing) {
   RecordingIo io;
   read_pages(io, {10, 11});
-  EXPECT_EQ(io.calls(POSIX_FADV_WILLNEED), std::vector<Advice>{});
+  EXPECT_EQ(io.advice_calls(POSIX_FADV_WILLNEED), std::vector<Advice>{});
 }
 
 TEST_F(PageFileReadahead, GapsOfUpToFourPagesStillCountAsInOrder) {
   RecordingIo io;
   read_pages(io, {10, 12, 16});
-  EXPECT_EQ(io.calls(POSIX_FADV_WILLNEED),
+  EXPECT_EQ(io.advice_calls(POSIX_FADV_WILLNEED),
             (std::vector<Advice>{{17, kWindow, POSIX_FADV_WILLNEED}}));
 }
 
 TEST_F(PageFileReadahead, AGapOfFivePagesEndsTheRun) {
   RecordingIo io;
   read_pages(io, {10, 15, 20});
-  EXPECT_EQ(io.calls(POSIX_FADV_WILLNEED), std::vector<Advice>{});
+  EXPECT_EQ(io.advice_calls(POSIX_FADV_WILLNEED), std::vector<Advice>{});
 }
 
 TEST_F(PageFileReadahead, ALongScanAsksAgainHalfWayIntoTheWindow) {
@@ -130,7 +116,7 @@ TEST_F(PageFileReadahead, ALongScanAsksAgainHalfWayIntoTheWindow) {
   for (uint32_t p = 10; p <= 80; ++p) pages.push_back(p);
   read_pages(io, pages);
   // First at page 12 for 13..140; again at page 76 (76 + 1 + kWindow / 2 = 141): 141..204.
-  EXPECT_EQ(io.calls(POSIX_FADV_WILLNEED),
+  EXPECT_EQ(io.advice_calls(POSIX_FADV_WILLNEED),
             (std::vector<Advice>{{13, kWindow, POSIX_FADV_WILLNEED},
                                  {141, 76 + 1 + kWindow - 141, POSIX_FADV_WILLNEED}}));
 }
@@ -138,7 +124,7 @@ TEST_F(PageFileReadahead, ALongScanAsksAgainHalfWayIntoTheWindow) {
 TEST_F(PageFileReadahead, ASecondScanElsewhereAsksForItsOwnWindow) {
   RecordingIo io;
   read_pages(io, {200, 201, 202, 10, 11, 12});
-  EXPECT_EQ(io.calls(POSIX_FADV_WILLNEED),
+  EXPECT_EQ(io.advice_calls(POSIX_FADV_WILLNEED),
             (std::vector<Advice>{{203, kWindow, POSIX_FADV_WILLNEED},
                                  {13, kWindow, POSIX_FADV_WILLNEED}}));
 }
