@@ -37,14 +37,12 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include "btree/btree.h"
-#include "file/index_file_access.h"
 
 #ifdef PBTREE_BENCH_HAVE_LMDB
 #include <lmdb.h>
@@ -265,10 +263,10 @@ class PbtreeEngine : public Engine {
     } else {
       file_->set_cache_bytes(own_cache_bytes(budget));
     }
-    tree_ = &pbtree::btree_of(*file_, "K");
+    tree_ = file_->tree("K");
   }
 
-  void fold(const pbtree::Cursor& cur, Fold& f) {
+  void fold(const pbtree::IndexCursor& cur, Fold& f) {
     const auto k = cur.key();
     f.key_bytes(k.data(), k.size());
     f.entry(cur.record_number(), f.verify ? decode(k) : 0);
@@ -292,14 +290,14 @@ class PbtreeEngine : public Engine {
     pbtree::ScanRange r;
     r.lower = pbtree::KeyBound{std::vector<uint8_t>(kb_.data, kb_.data + kb_.length), true};
     int got = 0;
-    for (pbtree::Cursor c = tree_->scan(std::move(r)); got < n && c.valid(); c.next(), ++got) {
+    for (pbtree::IndexCursor c = tree_->scan(std::move(r)); got < n && c.valid(); c.next(), ++got) {
       fold(c, f);
     }
     return uint64_t(got);
   }
   uint64_t full(Fold& f) override {
     uint64_t got = 0;
-    for (pbtree::Cursor c = tree_->scan(); c.valid(); c.next(), ++got) fold(c, f);
+    for (pbtree::IndexCursor c = tree_->scan(); c.valid(); c.next(), ++got) fold(c, f);
     return got;
   }
 
@@ -307,7 +305,7 @@ class PbtreeEngine : public Engine {
   pbtree::NodeLayout layout_;
   uint32_t page_size_;
   std::unique_ptr<pbtree::IndexFile> file_;
-  pbtree::BTree* tree_ = nullptr;
+  std::optional<pbtree::Tree> tree_;  // the installed handle: perf/ uses the public API
   TypeSpec type_;
   KeyFormat format_ = KeyFormat::Decimal128;
   KeyBuffer kb_;
