@@ -56,12 +56,14 @@ std::string fdb_page_type_name(uint8_t type) {
 std::unique_ptr<FdbFile> FdbFile::open(const std::string& path) {
   std::unique_ptr<FdbFile> f(new FdbFile());
   f->path_ = path;
-  f->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO (or a device) at the path must not block the open; it is refused as
+  // not a regular file just below (the flag means nothing for a regular file's reads).
+  f->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (f->fd_ < 0) throw IoError(fmt::format("{}: open: {}", path, std::strerror(errno)));
   struct stat st;
   if (::fstat(f->fd_, &st) != 0)
     throw IoError(fmt::format("{}: fstat: {}", path, std::strerror(errno)));
-  if (!S_ISREG(st.st_mode)) throw UsageError(fmt::format("{}: not a regular file", path));
+  if (!S_ISREG(st.st_mode)) throw IoError(fmt::format("{}: not a regular file", path));
   f->file_size_ = static_cast<uint64_t>(st.st_size);
   f->check_header();
   return f;

@@ -81,6 +81,26 @@ TEST(PageFileOpen, FifoAsTheDatabaseIsRefusedWithoutBlocking) {
   EXPECT_EQ(o.err, fmt::format("pbtree: {}: not a regular file\n", fifo));
 }
 
+TEST(PageFileOpen, FifoIsRefusedWithoutBlockingByStatReportAndImport) {
+  // These look for a Firebird database first (firebird/fdb_file.cc), which opened without
+  // O_NONBLOCK and so waited forever for a writer to the FIFO.
+  ScratchDir dir("open-fifo-stat");
+  const std::string fifo = dir.file("f.fdb");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  const std::vector<std::vector<std::string>> commands = {
+      {"stat", fifo},
+      {"stat", fifo, "--what-if"},
+      {"stat", fifo, "--firebird"},
+      {"stat", fifo, "--io"},
+      {"report", fifo, "-o", dir.file("r.html")},
+      {"import", fifo, "--index", "X", dir.file("x.pbt")}};
+  for (const auto& command : commands) {
+    Outcome o = run_pbtree(command, dir.file("err"));
+    EXPECT_EQ(o.code, 1) << command[0] << ": " << o.err;
+    EXPECT_EQ(o.err, fmt::format("pbtree: {}: not a regular file\n", fifo)) << command[0];
+  }
+}
+
 TEST(PageFileOpen, DirectoryWithoutWritePermissionSaysItMustBeWritableForTheLog) {
   if (::geteuid() != 0) FAIL() << "needs root (as CI has) to run pbtree as another user";
   ScratchDir dir("open-rodir");
