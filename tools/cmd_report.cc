@@ -2,6 +2,7 @@
 #include "tools/cmd_report.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <fstream>
@@ -173,7 +174,26 @@ std::string render_report_html(const std::string& file, uint32_t page_size,
   return h + "</body>\n</html>\n";
 }
 
+// Refuses an `output` that would overwrite anything but an earlier report: the file being
+// reported on (under any name: same device and inode) or a file that is not an HTML page
+// (a database, say). Throws UsageError; nothing is written.
+void check_report_output(const std::string& path, const std::string& output) {
+  struct stat in, out;
+  if (::stat(output.c_str(), &out) != 0) return;  // a new file
+  if (::stat(path.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+    throw UsageError(fmt::format("{}: is {} itself: refused, nothing written", output, path));
+  }
+  std::ifstream existing(output, std::ios::binary);
+  char head[14] = {};
+  existing.read(head, sizeof head);
+  if (!S_ISREG(out.st_mode) || std::string(head, size_t(existing.gcount())) != "<!DOCTYPE html") {
+    throw UsageError(fmt::format(
+        "{}: exists and is not a report (an HTML page): refused, nothing written", output));
+  }
+}
+
 void run_report(const std::string& path, const std::string& output) {
+  check_report_output(path, output);
   std::vector<ReportIndex> list;
   uint32_t page_size = 0;
   if (is_firebird_file(path)) {

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <iostream>
 
 #include "tools/cli.h"
@@ -26,5 +27,17 @@ void keep_standard_descriptors_open() {
 int main(int argc, char** argv) {
   keep_standard_descriptors_open();
   std::ios::sync_with_stdio(false);
-  return pbtree::tools::run_cli(argc, argv, std::cout, std::cerr);
+  const int rc = pbtree::tools::run_cli(argc, argv, std::cout, std::cerr);
+  // Output that did not reach stdout (a full disk, /dev/full, a closed pipe reader without
+  // SIGPIPE) makes the run a failure: `pbtree scan ... > out.tsv` must not exit 0 with half a
+  // file.
+  errno = 0;
+  std::cout.flush();
+  if (!std::cout) {
+    const int e = errno;
+    std::cerr << "pbtree: <stdout>: write failed" << (e != 0 ? ": " : "")
+              << (e != 0 ? std::strerror(e) : "") << "\n";
+    return rc != 0 ? rc : 1;
+  }
+  return rc;
 }

@@ -4,7 +4,9 @@
 // columns are strings, figures and record numbers numbers), `key -- -inf`, a Firebird file
 // given to stat without --firebird, and the names listed by "no index named".
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -111,6 +113,59 @@ TEST(CliSilentReport, TheDemosFileGivesAReport) {
   EXPECT_EQ(count(html, "<section class=\"index\">"), 15u);
   EXPECT_EQ(count(html, "<svg class=\"sizes\""), 15u);
   EXPECT_NE(html.find("<h2>Index I_CITY_COUNTRY_POP</h2>"), std::string::npos);
+}
+
+TEST(CliSilentReport, OutputThatIsTheFileItselfIsRefusedUnderAnyName) {
+  ScratchDir dir("silent-report-self");
+  const std::string db = dir.file("x.pbt"), link = dir.file("hl.pbt");
+  ASSERT_EQ(run({"load", db, "--index", "I", "--type", "integer", "--input",
+                 dir.write("i.csv", testing::numbers(1, 100))})
+                .code,
+            0);
+  std::filesystem::create_hard_link(db, link);
+  const std::string before = testing::read_bytes(db);
+  for (const std::string& out : {db, link}) {
+    const CliResult r = run({"report", db, "-o", out});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err, "pbtree: " + out + ": is " + db + " itself: refused, nothing written\n");
+  }
+  EXPECT_TRUE(testing::read_bytes(db) == before);
+  EXPECT_EQ(run({"verify", db}).code, 0);
+}
+
+TEST(CliSilentReport, OutputThatIsNoReportIsRefusedAndAnEarlierReportIsReplaced) {
+  ScratchDir dir("silent-report-other");
+  const std::string db = dir.file("x.pbt");
+  const std::string csv = dir.write("i.csv", testing::numbers(1, 100));
+  ASSERT_EQ(run({"load", db, "--index", "I", "--type", "integer", "--input", csv}).code, 0);
+  const CliResult refused = run({"report", db, "-o", csv});
+  EXPECT_EQ(refused.code, 1);
+  EXPECT_EQ(refused.err, "pbtree: " + csv +
+                             ": exists and is not a report (an HTML page): refused, nothing "
+                             "written\n");
+  EXPECT_EQ(testing::read_bytes(csv), testing::numbers(1, 100));
+  const std::string html = dir.file("r.html");
+  ASSERT_EQ(run({"report", db, "-o", html}).code, 0);
+  const CliResult again = run({"report", db, "-o", html});
+  EXPECT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(testing::read_bytes(html).rfind("<!DOCTYPE html>", 0), 0u);
+}
+
+TEST(CliSilentOutput, StdoutThatCannotBeWrittenFailsTheRun) {
+  ScratchDir dir("silent-stdout-full");
+  const std::string db = dir.file("x.pbt");
+  ASSERT_EQ(run({"load", db, "--index", "I", "--type", "integer", "--input",
+                 dir.write("i.csv", testing::numbers(1, 100))})
+                .code,
+            0);
+  // /dev/full takes no byte: every write fails with ENOSPC.
+  const std::string err = dir.file("err");
+  const std::string cmd =
+      std::string(PBTREE_BIN_DIR) + "/pbtree stat " + db + " >/dev/full 2>" + err;
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_EQ(testing::read_bytes(err), "pbtree: <stdout>: write failed: No space left on device\n");
 }
 
 // --- item 8: csv header of a compound scan ---
