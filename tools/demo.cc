@@ -197,7 +197,7 @@ void run_demo(const DemoOptions& options, std::ostream& out, std::ostream& err) 
     err << fmt::format("pbtree demo: what-if of {} in {:.2f} s\n", info.def.name,
                        std::chrono::duration<double>(Clock::now() - t0).count());
   }
-  out << "\nCompound indexes (issue 12):\n\n";
+  out << "\nCompound indexes:\n\n";
   for (const IndexInfo& info : file->indexes()) {
     if (!info.def.compound()) continue;
     IndexStats stats = file->analyze(info.def.name);
