@@ -40,7 +40,8 @@ class PageFile {
                        int busy_timeout_ms = -1);
   /// Creates a new file; throws IoError if it exists (O_EXCL) or cannot be created. A log
   /// "<path>-wal" left without its file cannot belong to the new one: Wal::clear_orphan_log
-  /// (removed, or set aside if it holds commits; a file that is not a log: IoError).
+  /// (removed; set aside if it holds commits; IoError if they belong to the same file under
+  /// another name, or if it is not a log).
   static PageFile create(const std::string& path, uint32_t page_size, Io& io = posix_io());
 
   PageFile(PageFile&&) noexcept;

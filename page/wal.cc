@@ -170,6 +170,38 @@ void Wal::clear_orphan_log(Io& io, const std::string& db_path) {
                               path, s.size, db_path),
                   0, "open", path);
   }
+  if (s.batches > 0 && s.db_ino != 0) {
+    // The file that wrote the log may live on under another name in the same directory (a
+    // rename, a hard link): its committed changes are still its own, reached through the
+    // log path its attribute records. Setting the log aside would hide them from it.
+    const std::filesystem::path dir = std::filesystem::path(db_path).parent_path();
+    std::error_code ec;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(dir.empty() ? std::filesystem::path(".") : dir, ec)) {
+      struct stat st;
+      if (::stat(entry.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+          uint64_t(st.st_dev) != s.db_dev || uint64_t(st.st_ino) != s.db_ino) {
+        continue;
+      }
+      // The inode number may have been reused by an unrelated file: the file id in its
+      // header must be the log's too.
+      const int fd = io.open(entry.path().string(), O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+      if (fd < 0) continue;
+      DbIdentity id;
+      try {
+        id = read_db_identity(io, fd, entry.path().string());
+      } catch (...) {
+      }
+      io.close(fd);
+      if (id.pbtree && id.file_id == s.file_id) {
+        throw IoError(fmt::format("{}: holds committed changes of {} (the file that wrote it, "
+                                  "under another name): open that file to fold them in, or "
+                                  "move the log away; nothing created",
+                                  path, entry.path().string()),
+                      0, "open", path);
+      }
+    }
+  }
   if (s.batches > 0) {
     const std::string aside = set_aside(io, path);
     warn(path, "log left without its file", ("not replayed, set aside as " + aside).c_str());

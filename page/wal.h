@@ -106,10 +106,12 @@ class Wal {
   /// "<db_path>-wal" (the log's name when the file has no other; see the top of this file).
   static std::string log_path(const std::string& db_path);
   /// Where a pbtree file "<db_path>" keeps a log that is not its own when the file is gone
-  /// (PageFile::create, create_file_with): a log there without committed batches is removed,
-  /// one with committed batches is set aside ("<log>.aside-N", warning on stderr), a file
-  /// that is not a pbtree log is left alone (IoError "<log>: not a pbtree log (N bytes): left
-  /// alone; move it away to write <db>"). Throws IoError.
+  /// (PageFile::create, create_file_with): a log there without committed batches is removed;
+  /// one with committed batches whose file still lives in the same directory under another
+  /// name (a rename, a hard link: same st_dev, st_ino and file id) is refused (IoError "<log>:
+  /// holds committed changes of <file> ..."), else set aside ("<log>.aside-N", warning on
+  /// stderr); a file that is not a pbtree log is left alone (IoError "<log>: not a pbtree log
+  /// (N bytes): left alone; move it away to write <db>"). Throws IoError.
   static void clear_orphan_log(Io& io, const std::string& db_path);
   /// True if `name` ends in "-wal" or holds "-wal.": where logs and set-aside logs live.
   static bool is_log_name(const std::string& name);

@@ -125,6 +125,34 @@ TEST_F(PageWalFileIdentity, LeftoverLogIsSetAsideWhenANewFileIsCreated) {
   EXPECT_EQ(run({"find", db_, "--index", "J", "7"}).out, "6\n");  // record number = 0-based row
 }
 
+TEST_F(PageWalFileIdentity, LogOfARenamedFileIsNotSetAsideByANewFileAtTheOldName) {
+  load(db_, "I", 1000);
+  {
+    // A reader's snapshot keeps the insert's batch in the log past the writer's close.
+    auto reader = IndexFile::open(db_);
+    ASSERT_EQ(run({"insert", db_, "--index", "I", "200000", "77"}).code, 0);
+    ASSERT_TRUE(std::filesystem::exists(log_));
+    const std::string renamed = dir_.file("renamed.pbt");
+    std::filesystem::rename(db_, renamed);
+    const std::string csv = dir_.write("small.csv", numbers(1, 10));
+    auto [r, err] = run_capturing(
+        {"load", db_, "--index", "J", "--type", "integer", "--input", csv, "--page-size", "4096"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err, "pbtree: " + log_ + ": holds committed changes of " + renamed +
+                         " (the file that wrote it, under another name): open that file to "
+                         "fold them in, or move the log away; nothing created\n");
+    EXPECT_FALSE(std::filesystem::exists(db_));
+    EXPECT_TRUE(std::filesystem::exists(log_));
+    EXPECT_EQ(run({"find", renamed, "--index", "I", "200000"}).out, "77\n");
+  }
+  // Its writer folds the log in and removes it; then the name is free for a new file.
+  const std::string renamed = dir_.file("renamed.pbt");
+  ASSERT_EQ(run({"checkpoint", renamed}).code, 0);
+  EXPECT_FALSE(std::filesystem::exists(log_));
+  EXPECT_EQ(run({"find", renamed, "--index", "I", "200000"}).out, "77\n");
+  load(db_, "J", 10);
+}
+
 TEST_F(PageWalFileIdentity, LeftoverLogOfABiggerFileDoesNotBreakANewLoad) {
   load(db_, "I", 100000);
   const std::string log_bytes = committed_log().second;
