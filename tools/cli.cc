@@ -223,7 +223,7 @@ void run_load(const LoadArgs& a, std::ostream& err) {
   source.recno_column = a.recno_column;
   source.threads = a.threads;
   LoadLimits limits;
-  limits.memory = a.memory.empty() ? default_load_memory() : parse_memory_size(a.memory);
+  limits.memory = a.memory.empty() ? default_bulk_load_memory() : parse_memory_size(a.memory);
   limits.temp_dir = a.temp_dir;
   Progress progress(err, a.progress);
   limits.progress = &progress;

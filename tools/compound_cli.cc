@@ -33,7 +33,7 @@ uint64_t read_compound_entries(CsvReader& reader, const ColumnSource& source, En
   std::vector<Segment> segs(n);
   uint64_t& row = state.rows;
   const uint64_t first_row = row;
-  size_t key_bytes = batch_key_bytes(batch);
+  size_t key_bytes = batch.key_bytes();
   while (true) {
     if ((source.max_rows != 0 && row >= source.max_rows) || !reader.next()) {
       state.ended = true;
@@ -76,7 +76,7 @@ uint64_t read_compound_entries(CsvReader& reader, const ColumnSource& source, En
     batch.add(key.bytes(), recno, reader.line());
     ++row;
     key_bytes += key.length;
-    if (max_bytes != 0 && batch_sort_bytes(batch.size() + 1, key_bytes + key.length) > max_bytes) {
+    if (max_bytes != 0 && bulk_load_bytes(batch.size() + 1, key_bytes + key.length) > max_bytes) {
       break;
     }
   }

@@ -1,8 +1,7 @@
 // BoundedLoad::read_csv (tools/load_pipeline.h): `pbtree load`'s parse in parallel chunks
-// (tools/csv_parallel.h) feeding the bounded-memory sort buffers. The chunks arrive in input
-// order on one thread at a time; each is appended to the buffer, which is sorted and spilled
-// as a run (BoundedLoad::spill) when the next chunk would take it past the budget left after
-// the chunks in flight.
+// (tools/csv_parallel.h) feeding the library's BulkLoader. The chunks arrive in input order on
+// one thread at a time; each is added to the loader, whose buffer (the budget left after the
+// chunks in flight) is sorted and spilled as a run when it fills.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "tools/csv_parallel.h"
 #include "tools/load_pipeline.h"
 
 namespace pbtree::tools {
@@ -57,44 +57,13 @@ void BoundedLoad::read_csv(const std::string& path, const ColumnSource& source, 
           std::min(1.0, static_cast<double>(bytes) / static_cast<double>(input_bytes)));
     };
   }
-  // The sort buffer gets the other three quarters, whatever the chunk size or thread count,
-  // so the runs (and their number) depend on the budget and the input alone.
-  const size_t limit = memory_ - memory_ / 4;
-  EntryBatch buffer;
-  reserve_chunk(buffer, limit);
-  size_t key_bytes = 0;
-  uint64_t rows = 0;
-  auto fits = [&](size_t length) {
-    return buffer.size() == 0 || batch_sort_bytes(buffer.size() + 1, key_bytes + length) <= limit;
-  };
+  // The sort buffer gets the other three quarters (bulk_options in tools/load_pipeline.cc),
+  // whatever the chunk size or thread count, so the runs (and their number) depend on the
+  // budget and the input alone.
   rows_ = read_entries_parallel(path, source, o, [&](EntryBatch&& chunk) {
-    const size_t chunk_keys = batch_key_bytes(chunk);
-    if (batch_sort_bytes(buffer.size() + chunk.size(), key_bytes + chunk_keys) <= limit) {
-      rows += chunk.size();
-      key_bytes += chunk_keys;
-      buffer.append(std::move(chunk));
-    } else {
-      // The buffer fills within this chunk: entry by entry up to the budget, as read().
-      for (const EntryBatch::Item& it : chunk.items()) {
-        if (!fits(it.length)) {
-          rows_ = rows;
-          spill(buffer);
-          reserve_chunk(buffer, limit);
-          key_bytes = 0;
-          progress_.phase("parse", rows, 0);
-        }
-        buffer.add(chunk.key(it), it.recno, it.tag);
-        key_bytes += it.length;
-        ++rows;
-      }
-    }
-    progress_.set(rows);
+    loader_.add(std::move(chunk));
+    progress_.set(loader_.entries());
   });
-  if (runs_.empty()) {
-    batch_ = std::move(buffer);  // all of the input in one buffer: no temporary file
-  } else {
-    spill(buffer);
-  }
 }
 
 }  // namespace pbtree::tools

@@ -57,7 +57,7 @@ uint64_t read_entry_chunk(CsvReader& reader, const ColumnSource& source, EntryBa
   KeyBuffer key;
   uint64_t& row = state.rows;
   const uint64_t first_row = row;
-  size_t key_bytes = batch_key_bytes(batch);
+  size_t key_bytes = batch.key_bytes();
   const size_t need = std::max(source.column, source.recno_column);
   while (true) {
     if ((source.max_rows != 0 && row >= source.max_rows) || !reader.next()) {
@@ -95,7 +95,7 @@ uint64_t read_entry_chunk(CsvReader& reader, const ColumnSource& source, EntryBa
     batch.add(key.bytes(), recno, reader.line());
     ++row;
     key_bytes += key.length;
-    if (max_bytes != 0 && batch_sort_bytes(batch.size() + 1, key_bytes + key.length) > max_bytes) {
+    if (max_bytes != 0 && bulk_load_bytes(batch.size() + 1, key_bytes + key.length) > max_bytes) {
       break;
     }
   }
@@ -131,53 +131,6 @@ IndexInfo bulk_load_from(IndexFile& file, const IndexDefinition& def, EntryBatch
                      fmt::format("unique index {}: value {} appears twice (same as line {})",
                                  def.name, value, earlier));
   }
-}
-
-KeyFormatChoice sample_key_format(const EntryBatch& batch, const IndexDefinition& def,
-                                  uint32_t page_size) {
-  const auto& items = batch.items();
-  std::vector<uint32_t> order(items.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
-  const bool desc = def.descending;
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    const int c = compare_keys(batch.key(items[a]), batch.key(items[b]), desc);
-    return c != 0 ? c < 0 : items[a].recno < items[b].recno;
-  });
-  // The batch in that order, as a stream.
-  struct InOrder : SortedEntrySource {
-    const EntryBatch& batch;
-    const std::vector<uint32_t>& order;
-    size_t at = 0;
-    InOrder(const EntryBatch& b, const std::vector<uint32_t>& o) : batch(b), order(o) {}
-    bool next(SortedEntry& e) override {
-      if (at == order.size()) return false;
-      const EntryBatch::Item& it = batch.items()[order[at++]];
-      e.key = batch.key(it);
-      e.recno = it.recno;
-      e.tag = it.tag;
-      return true;
-    }
-  } in_order(batch, order);
-  return sample_sorted_key_format(in_order, def, page_size);
-}
-
-KeyFormatChoice sample_sorted_key_format(SortedEntrySource& sorted, const IndexDefinition& def,
-                                         uint32_t page_size,
-                                         const std::function<void(uint64_t)>& on_entry) {
-  WhatIfEstimator::Options o;
-  o.type = def.type;
-  o.source = def.format;
-  o.descending = def.descending;
-  o.page_size = page_size;
-  o.layouts = {def.layout};
-  WhatIfEstimator estimator(o);
-  SortedEntry e;
-  for (uint64_t i = 0; sorted.next(e); ++i) {
-    if (i % kAutoSampleEvery == 0) estimator.add(e.key, e.recno);
-    if (on_entry) on_entry(i + 1);
-  }
-  const uint64_t sampled = estimator.entries();
-  return choose_key_format(def.type, def.layout, estimator.finish(), sampled);
 }
 
 namespace {
@@ -253,8 +206,8 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
     temp_dir = std::filesystem::path(db_path).parent_path().string();
     if (temp_dir.empty()) temp_dir = ".";
   }
-  BoundedLoad load(def, limits.memory != 0 ? limits.memory : default_load_memory(), temp_dir, input,
-                   line);
+  BoundedLoad load(def, limits.memory != 0 ? limits.memory : default_bulk_load_memory(), temp_dir,
+                   input, line);
   load.read_csv(input, source, source.threads);  // parsed in parallel chunks
   const uint64_t rows = load.rows();
   line.message(fmt::format("pbtree: read {} rows from {}\n", rows, input));

@@ -4,6 +4,7 @@
 // built, make the build cut its new pages off again: IndexFile::bulk_load_sorted).
 #pragma once
 
+#include <pbtree/bulk_loader.h>
 #include <pbtree/index_file.h>
 #include <pbtree/keys.h>
 
@@ -12,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "btree/what_if.h"
 #include "tools/csv_reader.h"
 
 namespace pbtree::tools {
@@ -46,25 +46,10 @@ struct ReadState {
   bool ended = false;        ///< the input (or ColumnSource::max_rows) is used up
 };
 
-/// Bytes a batch of `entries` entries holding `key_bytes` key bytes needs at the peak of
-/// sort_entry_batch (btree/radix_sort.h): per entry its Item (32 bytes), two 16-byte sort
-/// records and the 32-byte sorted copy of its Item, plus the keys twice (EntryBatch::permute
-/// lays them out anew beside the old arena). The unit of --memory.
-constexpr size_t kSortBytesPerEntry = 96;
-inline size_t batch_sort_bytes(size_t entries, size_t key_bytes) {
-  return entries * kSortBytesPerEntry + 2 * key_bytes;
-}
-/// Key bytes held by `batch` (its arena is filled in item order).
-inline size_t batch_key_bytes(const EntryBatch& batch) {
-  if (batch.size() == 0) return 0;
-  const EntryBatch::Item& last = batch.items().back();
-  return static_cast<size_t>(last.offset) + last.length;
-}
-
 /// read_entries in chunks: appends entries to `batch` until the input ends (state.ended set)
-/// or one more entry would take batch_sort_bytes() over `max_bytes` (0: no limit; a call
-/// reads at least one entry if any is left). Record numbers and the header rule continue
-/// from `state`. Returns the rows this call read. Errors as read_entries.
+/// or one more entry would take bulk_load_bytes() (<pbtree/bulk_loader.h>) over `max_bytes` (0: no
+/// limit; a call reads at least one entry if any is left). Record numbers and the header rule
+/// continue from `state`. Returns the rows this call read. Errors as read_entries.
 uint64_t read_entry_chunk(CsvReader& reader, const ColumnSource& source, EntryBatch& batch,
                           ReadState& state, size_t max_bytes);
 
@@ -85,28 +70,11 @@ uint64_t parse_csv_recno(std::string_view text, const CsvReader& reader, size_t 
 IndexInfo bulk_load_from(IndexFile& file, const IndexDefinition& def, EntryBatch& batch,
                          const std::string& input_name);
 
-/// --key-format auto on entries already read: sorts `batch` (keys in `def.format`) in index
-/// order (key, then record number; the batch itself is not reordered), feeds every
-/// kAutoSampleEvery-th entry (25%) to a WhatIfEstimator over every format def.type allows in
-/// def.layout at `page_size` bytes, and applies choose_key_format(). The same sample as
-/// recompute_auto_choice() takes from the built index, so `pbtree stat` prints these figures.
-/// Throws KeyError if a key is not one of def.type in def.format.
-KeyFormatChoice sample_key_format(const EntryBatch& batch, const IndexDefinition& def,
-                                  uint32_t page_size);
-
-/// The sample and choice of sample_key_format() over entries that come already in index
-/// order (e.g. sorted runs merged, tools/load_pipeline.h): entries 0, kAutoSampleEvery,
-/// 2 kAutoSampleEvery, ... go to the estimator. `on_entry`, if set, gets the count of entries
-/// read so far after each. Throws KeyError, and what `sorted` throws.
-KeyFormatChoice sample_sorted_key_format(SortedEntrySource& sorted, const IndexDefinition& def,
-                                         uint32_t page_size,
-                                         const std::function<void(uint64_t)>& on_entry = {});
-
 class Progress;
 
 /// Memory, temporary files and progress line of load_index_file (tools/load_pipeline.h).
 struct LoadLimits {
-  size_t memory = 0;             ///< bytes for entry buffers; 0: default_load_memory()
+  size_t memory = 0;             ///< bytes for entry buffers; 0: default_bulk_load_memory()
   std::string temp_dir;          ///< where sorted runs spill; empty: the database's directory
   Progress* progress = nullptr;  ///< the progress line (phase, rows, rate, ETA); nullptr: none
 };
@@ -114,12 +82,12 @@ struct LoadLimits {
 /// `pbtree load` as a function: opens or creates `db_path` and builds one new index from the
 /// CSV file `input` ("-": standard input), read once. page_size 0 means the file's (existing)
 /// or kDefaultPageSize (new). Entries are held in buffers of limits.memory bytes
-/// (batch_sort_bytes); beyond one buffer they are sorted and spilled as runs to an unnamed
+/// (bulk_load_bytes); beyond one buffer they are sorted and spilled as runs to an unnamed
 /// temporary file in limits.temp_dir and merged into the build (tools/load_pipeline.h). With
 /// def.auto_format, def.format is ignored: the input is read in the type's default format,
-/// sample_key_format() picks the format on the entries read (written to `*choice` if given),
-/// and the keys are re-encoded into it if it differs; the slot records the auto flag. On any
-/// error the file is left as it was, and a file this call created is removed. Throws
+/// BulkLoader::choose_key_format() picks the format on the entries read (written to `*choice` if
+/// given), and the keys are re-encoded into it if it differs; the slot records the auto flag. On
+/// any error the file is left as it was, and a file this call created is removed. Throws
 /// InputError, UsageError, KeyError, IoError, CorruptError. `progress`: optional stream for
 /// progress messages (the auto choice included).
 IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def,

@@ -30,6 +30,8 @@ class EntryBatch {
   /// Appends one entry. Throws UsageError if recno > kMaxRecordNumber.
   void add(std::span<const uint8_t> key, uint64_t recno, uint64_t tag);
   size_t size() const { return items_.size(); }
+  /// Key bytes held (the arena's length).
+  size_t key_bytes() const { return arena_.size(); }
   void reserve(size_t entries, size_t key_bytes);
   /// Appends every entry of `other` in its order (keys copied, `other` left empty).
   void append(EntryBatch&& other);

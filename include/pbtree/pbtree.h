@@ -1,8 +1,9 @@
 // The umbrella header of pbtree's installed API: errors, the shared types, normalized keys,
 // SQL search semantics, the figures pbtree reports, injectable I/O, the index file, the
-// typed tree and its cursor, what-if statistics, and the version.
+// typed tree and its cursor, bounded-memory bulk loading, what-if statistics, and the version.
 #pragma once
 
+#include <pbtree/bulk_loader.h>
 #include <pbtree/cursor.h>
 #include <pbtree/errors.h>
 #include <pbtree/index_file.h>

@@ -132,7 +132,7 @@ TEST(CliLoadMemorySize, MalformedOrTooSmallIsAnArgumentError) {
 TEST(CliLoadMemorySize, DefaultIs256MiBOrAQuarterOfTheRam) {
   const size_t ram =
       static_cast<size_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  EXPECT_EQ(default_load_memory(), std::min(size_t{256} << 20, ram / 4));
+  EXPECT_EQ(default_bulk_load_memory(), std::min(size_t{256} << 20, ram / 4));
 }
 
 TEST_F(CliSpill, BadMemoryArgumentIsExitCode2) {

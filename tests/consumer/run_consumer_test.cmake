@@ -1,5 +1,5 @@
 # ctest script: installs the already built pbtree into a scratch prefix, then configures,
-# builds and runs tests/consumer (two programs using find_package(pbtree CONFIG), and every
+# builds and runs tests/consumer (three programs using find_package(pbtree CONFIG), and every
 # C++ block of docs/LIBRARY.md), then builds raw_tree.cc again through pkg-config against the
 # shared library and runs it.
 # Inputs: SOURCE_DIR, BINARY_DIR, GENERATOR, BUILD_TYPE.
@@ -27,6 +27,7 @@ run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${build} -G ${GENERATOR}
 run(${CMAKE_COMMAND} --build ${build})
 run(${build}/consumer ${BINARY_DIR}/consumer-test/consumer.pbt)
 run(${build}/consumer_raw_tree ${BINARY_DIR}/consumer-test/raw_tree.pbt)
+run(${build}/consumer_csv_load ${BINARY_DIR}/consumer-test/csv_load.pbt)
 run(${build}/library_block_01 ${BINARY_DIR}/consumer-test/library_block_01.pbt)
 message(STATUS "docs/LIBRARY.md: ${block_count} C++ blocks built, block_01 ran")
 # The same program built without CMake, through pkg-config, against the shared library.
