@@ -31,31 +31,13 @@ void reserve_buffer(EntryBatch& batch, size_t memory) {
   batch.reserve(std::min(memory, cap) / kBulkLoadBytesPerEntry + 1, std::min(memory, cap));
 }
 
-// The entries of a sorted batch as a stream.
+// The entries of a batch as a stream: in item order (a sorted batch), or through an index
+// permutation sorted here into index order (key, then record number), the batch itself then not
+// reordered.
 class BatchEntries : public SortedEntrySource {
  public:
   explicit BatchEntries(const EntryBatch& batch) : batch_(batch) {}
-  bool next(SortedEntry& e) override {
-    if (at_ == batch_.size()) return false;
-    // Sorted items point all over the key arena: fetch a key a few items ahead.
-    if (at_ + 16 < batch_.size()) __builtin_prefetch(batch_.key(batch_.items()[at_ + 16]).data());
-    const EntryBatch::Item& it = batch_.items()[at_++];
-    e.key = batch_.key(it);
-    e.recno = it.recno;
-    e.tag = it.tag;
-    return true;
-  }
-
- private:
-  const EntryBatch& batch_;
-  size_t at_ = 0;
-};
-
-// A batch in input order, streamed in index order (key, then record number) through an index
-// permutation: the batch itself is not reordered.
-class BatchInOrder : public SortedEntrySource {
- public:
-  BatchInOrder(const EntryBatch& batch, bool descending) : batch_(batch) {
+  BatchEntries(const EntryBatch& batch, bool descending) : batch_(batch), permuted_(true) {
     const auto& items = batch.items();
     order_.resize(items.size());
     for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<uint32_t>(i);
@@ -65,8 +47,13 @@ class BatchInOrder : public SortedEntrySource {
     });
   }
   bool next(SortedEntry& e) override {
-    if (at_ == order_.size()) return false;
-    const EntryBatch::Item& it = batch_.items()[order_[at_++]];
+    if (at_ == batch_.size()) return false;
+    const auto& items = batch_.items();
+    // Sorted items point all over the key arena: fetch a key a few items ahead.
+    if (!permuted_ && at_ + 16 < batch_.size())
+      __builtin_prefetch(batch_.key(items[at_ + 16]).data());
+    const EntryBatch::Item& it = items[permuted_ ? order_[at_] : at_];
+    ++at_;
     e.key = batch_.key(it);
     e.recno = it.recno;
     e.tag = it.tag;
@@ -75,6 +62,7 @@ class BatchInOrder : public SortedEntrySource {
 
  private:
   const EntryBatch& batch_;
+  bool permuted_ = false;
   std::vector<uint32_t> order_;
   size_t at_ = 0;
 };
@@ -262,7 +250,7 @@ KeyFormatChoice BulkLoader::choose_key_format(uint32_t page_size) {
   s.end_input();
   if (s.runs.empty()) {
     s.phase("sample", 0, 0);
-    BatchInOrder in_order(s.batch, s.def.descending);
+    BatchEntries in_order(s.batch, s.def.descending);
     return sample_sorted(in_order, s.def, page_size, {});
   }
   s.reduce();
