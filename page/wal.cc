@@ -140,6 +140,61 @@ std::string set_aside(Io& io, const std::string& log) {
                 "rename", log);
 }
 
+// The refusal of a log whose header cannot be read but whose frames may be committed
+// (WalScan::header_damaged): nothing is reset, replayed or removed.
+CorruptError damaged_log_error(const std::string& log, const std::string& db_path,
+                               const WalScan& s) {
+  return CorruptError(fmt::format("{}: {}: left alone; move it away to open {} without them", log,
+                                  s.header_problem, db_path),
+                      log, -1, "log header");
+}
+
+// True if a log whose header is damaged (WalScan::header_damaged, of a known version) holds
+// nothing the db file lacks: no committed batch can be read after the header, or every page
+// image of its committed batches equals that page of the file byte for byte (a reset torn by
+// a crash after its checkpoint had synced the file). Throws IoError for a failing read.
+bool damaged_log_in_file(Io& io, int log_fd, int db_fd, const std::string& log,
+                         const std::string& db_path, const WalScan& s) {
+  if (s.version < kWalVersion1 || s.version > kWalVersion || s.page_size == 0) return false;
+  std::vector<uint8_t> logged(s.page_size), stored(s.page_size);
+  for (const auto& [page_no, f] : s.committed) {
+    if (!read_all(io, log_fd, logged.data(), s.page_size, f.offset + kWalFrameHeaderSize, log) ||
+        !read_all(io, db_fd, stored.data(), s.page_size, uint64_t{page_no} * s.page_size,
+                  db_path) ||
+        logged != stored) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A damaged log header (WalScan::header_damaged) in front of the db file's log: throws
+// damaged_log_error (closing `log_fd`) unless the log holds nothing the file lacks; then the
+// scan is made that of an empty log, so the caller resets it (writer) or ignores it (reader).
+void judge_damaged_log(Io& io, int log_fd, int db_fd, const std::string& log,
+                       const std::string& db_path, WalScan& s, const char* action) {
+  bool in_file = false;
+  try {
+    in_file = damaged_log_in_file(io, log_fd, db_fd, log, db_path, s);
+  } catch (...) {
+    io.close(log_fd);
+    throw;
+  }
+  if (!in_file) {
+    io.close(log_fd);
+    throw damaged_log_error(log, db_path, s);
+  }
+  if (s.batches > 0) {
+    warn(log, "the log header fails its checksum; every page it commits is in the file already",
+         action);
+  }
+  s.batches = 0;
+  s.committed.clear();
+  s.committed_frames = 0;
+  s.tail_frames = 0;
+  s.problem.clear();
+}
+
 }  // namespace
 
 std::string Wal::log_path(const std::string& db_path) {
@@ -202,9 +257,12 @@ void Wal::clear_orphan_log(Io& io, const std::string& db_path) {
       }
     }
   }
-  if (s.batches > 0) {
+  if (s.batches > 0 || s.header_damaged) {
     const std::string aside = set_aside(io, path);
-    warn(path, "log left without its file", ("not replayed, set aside as " + aside).c_str());
+    warn(path,
+         s.header_damaged ? "log left without its file, " + s.header_problem
+                          : std::string("log left without its file"),
+         ("not replayed, set aside as " + aside).c_str());
   } else if (io.unlink(path) == 0) {
     warn(path, "log left without its file", "removed");
   }
@@ -298,6 +356,9 @@ std::unique_ptr<Wal> Wal::open_writer(Io& io, int db_fd, const std::string& db_p
                               path, s.size, db_path),
                   0, "open", path);
   }
+  if (existed && s.header_damaged) {
+    judge_damaged_log(io, fd, db_fd, path, db_path, s, create ? "reset" : "removed");
+  }
   const uint32_t page_size = db.page_size != 0 ? db.page_size : s.page_size;
   std::string why = existed ? wal_rejection(s, db) : std::string("new");
   if (existed && !why.empty() && (s.batches > 0 || (!s.header_ok && !s.problem.empty()))) {
@@ -390,6 +451,11 @@ std::unique_ptr<Wal> Wal::open_snapshot(Io& io, int db_fd, const std::string& db
   }
   if (s.foreign) {
     warn(path, fmt::format("not a pbtree log ({} bytes)", s.size), "left alone, not read");
+    io.close(fd);
+    return nullptr;
+  }
+  if (s.header_damaged) {
+    judge_damaged_log(io, fd, db_fd, path, db_path, s, "ignored");
     io.close(fd);
     return nullptr;
   }

@@ -75,7 +75,10 @@
 // The committed state of a log is every batch up to the first frame or record that is
 // torn, carries another salt, has a bad CRC, or breaks a rule above; the newest frame of a
 // page in it wins. Anything after is an uncommitted tail: ignored by readers, cut off by
-// the writer. Recovery checks and the verdict per case: page/wal_scan.h, docs/FORMAT.md §3.
+// the writer. A header that cannot be read (bad CRC, unknown version) with bytes after it is
+// refused by every open (CorruptError) unless every page its committed frames hold is in the
+// file already (a torn reset). Recovery checks and the verdict per case: page/wal_scan.h,
+// docs/FORMAT.md §3.
 //
 // Errors: an I/O error anywhere in a commit or checkpoint leaves the file plus log at the
 // previous commit after reopen. The Wal then refuses every further read, write and commit

@@ -79,23 +79,34 @@ WalScan scan_log(Io& io, int fd, const std::string& path, uint32_t expected_page
   if (s.size < kWalHeaderSizeV1 || !read_at(io, fd, head, kWalHeaderSizeV1, 0, path)) return s;
   if (std::memcmp(head, kWalMagic, 8) != 0) return s;
   s.version = get_u32(head + 8);
+  // A header that is whole but fails its CRC, with bytes after it: a reset of the log torn
+  // by a crash, or a damaged header in front of frames that may be committed. The frames carry
+  // their salt, so they are still scanned (with the file's page size); the verdict is the
+  // caller's (WalScan::header_damaged). A torn header with nothing after it (a log cut short
+  // while it was created) is no log.
+  bool unreadable = false;
+  const auto crc_fails = [&](size_t header_size) {
+    s.header_size = header_size;
+    unreadable = s.size > header_size;
+    return unreadable;
+  };
   if (s.version == kWalVersion1) {
-    if (get_u32(head + 24) != wal_crc(head, 24)) return s;
+    if (get_u32(head + 24) != wal_crc(head, 24) && !crc_fails(kWalHeaderSizeV1)) return s;
     s.header_size = kWalHeaderSizeV1;
   } else if (s.version == kWalVersion2 || s.version == kWalVersion3) {
-    if (s.size < kWalHeaderSizeV3 ||
-        !read_at(io, fd, head + kWalHeaderSizeV1, kWalHeaderSizeV3 - kWalHeaderSizeV1,
+    if (s.size < kWalHeaderSizeV3) return s;
+    if (!read_at(io, fd, head + kWalHeaderSizeV1, kWalHeaderSizeV3 - kWalHeaderSizeV1,
                  kWalHeaderSizeV1, path) ||
-        get_u32(head + 32) != wal_crc(head, 32)) {
+        (get_u32(head + 32) != wal_crc(head, 32) && !crc_fails(kWalHeaderSizeV3))) {
       return s;
     }
     s.header_size = kWalHeaderSizeV3;
     s.file_id = get_u64(head + 24);
   } else if (s.version == kWalVersion) {
-    if (s.size < kWalHeaderSize ||
-        !read_at(io, fd, head + kWalHeaderSizeV1, kWalHeaderSize - kWalHeaderSizeV1,
+    if (s.size < kWalHeaderSize) return s;
+    if (!read_at(io, fd, head + kWalHeaderSizeV1, kWalHeaderSize - kWalHeaderSizeV1,
                  kWalHeaderSizeV1, path) ||
-        get_u32(head + 56) != wal_crc(head, 56)) {
+        (get_u32(head + 56) != wal_crc(head, 56) && !crc_fails(kWalHeaderSize))) {
       return s;
     }
     s.header_size = kWalHeaderSize;
@@ -104,10 +115,30 @@ WalScan scan_log(Io& io, int fd, const std::string& path, uint32_t expected_page
     s.db_dev = get_u64(head + 40);
     s.db_ino = get_u64(head + 48);
   } else {
+    // A version this build does not know (a newer pbtree's log, or a damaged version field):
+    // its frames cannot be read, and may be committed.
+    s.header_damaged = true;
+    s.header_problem = fmt::format("log version {} is not one this pbtree reads (1 to {})",
+                                   s.version, kWalVersion);
     return s;
   }
   s.page_size = get_u32(head + 12);
   s.salt = get_u64(head + 16);
+  if (unreadable) {
+    s.header_damaged = true;
+    s.header_problem = fmt::format(
+        "the log header fails its checksum, and {} bytes after it may "
+        "hold committed changes",
+        s.size - s.header_size);
+    s.file_id = s.base = s.db_dev = s.db_ino = 0;
+    if (expected_page_size != 0) s.page_size = expected_page_size;
+    uint8_t first[kWalFrameHeaderSize];
+    if (s.size < s.header_size + kWalFrameHeaderSize ||
+        !read_at(io, fd, first, kWalFrameHeaderSize, s.header_size, path)) {
+      return s;
+    }
+    s.salt = get_u64(first + 8);
+  }
   if (!plausible_page_size(s.page_size)) {
     s.problem = fmt::format("page size {} is not a pbtree page size", s.page_size);
     return s;
@@ -117,7 +148,7 @@ WalScan scan_log(Io& io, int fd, const std::string& path, uint32_t expected_page
         fmt::format("page size {} differs from the file's {}", s.page_size, expected_page_size);
     return s;
   }
-  s.header_ok = true;
+  s.header_ok = !unreadable;
   s.committed_end = s.header_size;
   const uint64_t frame_size = kWalFrameHeaderSize + s.page_size;
   std::vector<uint8_t> frame(frame_size);

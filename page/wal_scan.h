@@ -46,10 +46,17 @@ struct DbIdentity {
 
 /// What a log holds, as scan_log() found it.
 struct WalScan {
-  uint64_t size = 0;       ///< log length in bytes
-  bool foreign = false;    ///< not empty and does not start with the log magic: a file
-                           ///< pbtree did not write (never deleted or overwritten)
-  bool header_ok = false;  ///< magic, known version, header CRC, plausible page size
+  uint64_t size = 0;            ///< log length in bytes
+  bool foreign = false;         ///< not empty and does not start with the log magic: a file
+                                ///< pbtree did not write (never deleted or overwritten)
+  bool header_ok = false;       ///< magic, known version, header CRC, plausible page size
+  bool header_damaged = false;  ///< the magic, then an unknown version, or a whole header that
+                                ///< fails its CRC with bytes after it (frames that may be
+                                ///< committed). The frames after a bad CRC are scanned with the
+                                ///< first frame's salt and the expected page size, so the caller
+                                ///< can tell a torn reset (every committed page already in the
+                                ///< file) from changes the file lacks; never reset on its own
+  std::string header_problem;   ///< why the header is damaged (with header_damaged)
   uint32_t version = 0;
   uint32_t page_size = 0;
   uint64_t salt = 0;

@@ -2,7 +2,9 @@
 // header bytes 24..31; docs/FORMAT.md §2.2, §3.2): a committed log left behind by another
 // file of the same name is never replayed (set aside on a writable open, ignored on a
 // read-only one, with a warning on stderr), creating a new file sets a leftover committed log
-// aside, and a file's own committed log is still replayed.
+// aside, and a file's own committed log is still replayed. A log whose header cannot be read
+// but whose frames may be committed (a bad header CRC with frames after it, an unknown
+// version) is refused by every open and left byte for byte as it was.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <pbtree/index_file.h>
@@ -205,6 +207,107 @@ TEST_F(PageWalFileIdentity, StaleLogIsSetAsideByAWritableOpen) {
   EXPECT_FALSE(std::filesystem::exists(log_));
   EXPECT_TRUE(read_bytes(log_ + ".aside-1") == log_bytes);
   EXPECT_TRUE(read_bytes(db_) == other_bytes);
+}
+
+// The committed log of committed_log() with byte `at` of its header changed, beside the file
+// as the crash left it.
+std::string damaged_log(const std::string& log_bytes, size_t at, uint8_t to) {
+  std::string b = log_bytes;
+  b[at] = static_cast<char>(to);
+  return b;
+}
+
+TEST_F(PageWalFileIdentity, CommittedLogWithADamagedHeaderIsRefusedByAReader) {
+  load(db_, "I", 1000);
+  auto [db_bytes, log_bytes] = committed_log();
+  const std::string bad = damaged_log(log_bytes, 20, log_bytes[20] ^ 0x01);  // the salt
+  write_bytes(db_, db_bytes);
+  write_bytes(log_, bad);
+  auto r = run({"find", db_, "--index", "I", "200000"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, fmt::format("pbtree: {}: the log header fails its checksum, and {} bytes after "
+                               "it may hold committed changes: left alone; move it away to "
+                               "open {} without them\n",
+                               log_, bad.size() - kWalHeaderSize, db_));
+  EXPECT_TRUE(read_bytes(log_) == bad);
+  EXPECT_TRUE(read_bytes(db_) == db_bytes);
+}
+
+TEST_F(PageWalFileIdentity, CommittedLogWithADamagedHeaderIsRefusedByAWriter) {
+  load(db_, "I", 1000);
+  auto [db_bytes, log_bytes] = committed_log();
+  const std::string bad = damaged_log(log_bytes, 57, log_bytes[57] ^ 0x80);  // the header CRC
+  write_bytes(db_, db_bytes);
+  write_bytes(log_, bad);
+  const std::string csv = dir_.write("j.csv", numbers(1, 10));
+  auto r = run({"load", db_, "--index", "J", "--type", "integer", "--input", csv});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, fmt::format("pbtree: {}: the log header fails its checksum, and {} bytes after "
+                               "it may hold committed changes: left alone; move it away to "
+                               "open {} without them\n",
+                               log_, bad.size() - kWalHeaderSize, db_));
+  EXPECT_TRUE(read_bytes(log_) == bad);
+  EXPECT_TRUE(read_bytes(db_) == db_bytes);
+}
+
+TEST_F(PageWalFileIdentity, DamagedHeaderOfALogWhosePagesAreAllInTheFileIsIgnored) {
+  load(db_, "I", 1000);
+  const std::string bad = damaged_log(committed_log().second, 20, 0x5A);
+  // The file was closed after the commit: its checkpoint put every logged page in place, as a
+  // reset of the log torn by a crash leaves it.
+  const std::string db_bytes = read_bytes(db_);
+  write_bytes(log_, bad);
+  auto [r, err] = run_capturing({"find", db_, "--index", "I", "200000"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "1\n");
+  EXPECT_EQ(err, "pbtree: warning: " + log_ +
+                     ": the log header fails its checksum; every page it commits is in the file "
+                     "already: ignored\n");
+  EXPECT_TRUE(read_bytes(db_) == db_bytes);
+}
+
+TEST_F(PageWalFileIdentity, LogOfAnUnknownVersionIsRefused) {
+  load(db_, "I", 1000);
+  auto [db_bytes, log_bytes] = committed_log();
+  const std::string newer = damaged_log(log_bytes, 8, 5);  // version 5, header CRC unchanged
+  write_bytes(db_, db_bytes);
+  write_bytes(log_, newer);
+  auto r = run({"checkpoint", db_});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, fmt::format("pbtree: {}: log version 5 is not one this pbtree reads (1 to 4): "
+                               "left alone; move it away to open {} without them\n",
+                               log_, db_));
+  EXPECT_TRUE(read_bytes(log_) == newer);
+  EXPECT_TRUE(read_bytes(db_) == db_bytes);
+}
+
+TEST_F(PageWalFileIdentity, DamagedHeaderWithNothingAfterItIsNoLog) {
+  load(db_, "I", 1000);
+  auto [db_bytes, log_bytes] = committed_log();
+  // A header cut short of its frames (a log torn while it was created): nothing is stored in it.
+  write_bytes(db_, db_bytes);
+  write_bytes(log_, damaged_log(log_bytes.substr(0, kWalHeaderSize), 20, log_bytes[20] ^ 0x01));
+  auto [r, err] = run_capturing({"find", db_, "--index", "I", "7"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "6\n");
+  EXPECT_EQ(err, "");
+}
+
+TEST_F(PageWalFileIdentity, LeftoverLogWithADamagedHeaderIsSetAsideWhenANewFileIsCreated) {
+  load(db_, "I", 1000);
+  const std::string bad = damaged_log(committed_log().second, 20, 0x5A);
+  std::filesystem::remove(db_);
+  write_bytes(log_, bad);
+  const std::string csv = dir_.write("small.csv", numbers(1, 10));
+  auto [r, err] = run_capturing(
+      {"load", db_, "--index", "J", "--type", "integer", "--input", csv, "--page-size", "4096"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(err, fmt::format("pbtree: warning: {}: log left without its file, the log header "
+                             "fails its checksum, and {} bytes after it may hold committed "
+                             "changes: not replayed, set aside as {}.aside-1\n",
+                             log_, bad.size() - kWalHeaderSize, log_));
+  EXPECT_TRUE(read_bytes(log_ + ".aside-1") == bad);
 }
 
 }  // namespace
