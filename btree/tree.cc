@@ -282,18 +282,14 @@ IndexNode node_with_key(const uint8_t* page, uint32_t page_size, uint32_t offset
   key.clear();
   // Walk the jump table (keys prefix-compressed among themselves) to the last target at or
   // before `offset`; `key` ends as that target's jump key.
-  const uint32_t first = pos;
-  uint32_t jpos = kBtreeHeaderSize;
-  for (uint32_t i = 0; i < BtreePage(page).jump_count(); ++i) {
-    JumpNode j = decode_jump_node(page, first, jpos);
-    jpos += j.size;
+  for (JumpWalk w(page); w.next();) {
+    const JumpNode& j = w.node();
     if (j.node_offset > offset) break;
     // fast_load may leave a jump node on the END_BUCKET: its jump key is a prefix of the right
     // sibling's first key, not this page's last key, so start from the previous target.
     if (j.node_offset == offset && decode_node(page, length, offset, leaf, nullptr).is_marker())
       break;
-    if (j.prefix > key.size()) corrupt_page(page, fmt::format("jump node {}: bad prefix", i));
-    append_suffix(key, j.prefix, j.data, j.length);
+    w.extend_key(key);
     pos = j.node_offset;
   }
   (void)page_size;

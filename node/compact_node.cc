@@ -252,14 +252,11 @@ static IndexNode decode_node_at(const uint8_t* page, uint32_t limit, uint32_t of
   if (page_layout(page) != NodeLayout::Compact) {
     return node_detail::decode_firebird_node(page, limit, offset, leaf);
   }
-  const uint32_t first = kBtreeHeaderSize + get_u16(page + 36);
-  uint32_t start = first;
-  uint32_t jpos = kBtreeHeaderSize;
-  for (uint32_t i = 0; i < page[38]; ++i) {
-    JumpNode j = decode_jump_node(page, first, jpos);
-    jpos += j.size;
-    if (j.node_offset > offset) break;
-    if (j.node_offset >= first) start = j.node_offset;
+  JumpWalk w(page);
+  uint32_t start = w.first_node();
+  while (w.next()) {
+    if (w.node().node_offset > offset) break;
+    if (w.node().node_offset >= w.first_node()) start = w.node().node_offset;
   }
   IndexNode n = decode_compact_node(page, limit, start, leaf, nullptr);
   uint32_t steps = 0;

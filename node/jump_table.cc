@@ -69,25 +69,26 @@ JumpNode decode_jump_node(const uint8_t* page, uint32_t limit, uint32_t offset) 
   return j;
 }
 
+void JumpWalk::extend_key(std::vector<uint8_t>& key) const {
+  if (node_.prefix > key.size()) {
+    corrupt_page(page_, fmt::format("jump node {} has prefix {} beyond the previous jump key ({})",
+                                    index(), node_.prefix, key.size()));
+  }
+  key.resize(node_.prefix);
+  key.insert(key.end(), node_.data, node_.data + node_.length);
+}
+
 std::vector<JumpEntry> decode_jump_table(const uint8_t* page, uint32_t page_size) {
   BtreeHeader h = check_btree_header(page, page_size);
-  uint32_t first = kBtreeHeaderSize + h.jump_size;
   std::vector<JumpEntry> out;
   out.reserve(h.jump_count);
   std::vector<uint8_t> key;
-  uint32_t pos = kBtreeHeaderSize;
-  for (uint32_t i = 0; i < h.jump_count; ++i) {
-    JumpNode j = decode_jump_node(page, first, pos);
-    if (i == 0 && j.prefix != 0) corrupt_page(page, "first jump node has a prefix");
-    if (j.prefix > key.size()) {
-      corrupt_page(page, fmt::format("jump node {} has prefix {} beyond the previous jump key ({})",
-                                     i, j.prefix, key.size()));
-    }
-    node_detail::check_jump_target(page, i, j.node_offset, first, h.length);
-    key.resize(j.prefix);
-    key.insert(key.end(), j.data, j.data + j.length);
+  for (JumpWalk w(page); w.next();) {
+    const JumpNode& j = w.node();
+    if (w.index() == 0 && j.prefix != 0) corrupt_page(page, "first jump node has a prefix");
+    w.extend_key(key);
+    node_detail::check_jump_target(page, w.index(), j.node_offset, w.first_node(), h.length);
     out.push_back(JumpEntry{key, j.node_offset});
-    pos += j.size;
   }
   return out;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "node/btree_page.h"
+#include "util/coding.h"
 
 namespace pbtree {
 
@@ -32,6 +33,53 @@ uint32_t encode_jump_node(uint32_t prefix, std::span<const uint8_t> data, uint16
                           uint8_t* out);
 /// Decodes the jump node at `offset`, reading no byte at or beyond `limit`. Throws CorruptError.
 JumpNode decode_jump_node(const uint8_t* page, uint32_t limit, uint32_t offset);
+
+/// The one walk of a page's jump table: its jump nodes in order, each decoded with no byte read
+/// at or beyond the first node (decode_jump_node's checks; one-byte varints, every jump key
+/// under 128 bytes, take an inline path). Used by every reader and editor of the table.
+///   for (JumpWalk w(page); w.next();) use(w.node());
+class JumpWalk {
+ public:
+  explicit JumpWalk(const uint8_t* page)
+      : page_(page), first_(BtreePage(page).first_node()), count_(BtreePage(page).jump_count()) {}
+  /// Decodes the next jump node; false after the last. Throws CorruptError.
+  bool next() {
+    if (index_ >= count_) return false;
+    const uint32_t pos = pos_;
+    const uint8_t p = pos + 4 <= first_ ? page_[pos] : 0x80;
+    const uint8_t l = pos + 4 <= first_ ? page_[pos + 1] : 0x80;
+    if (((p | l) & 0x80) == 0 && uint64_t{pos} + 4 + l <= first_) {
+      node_ = JumpNode{p, l, get_u16(page_ + pos + 2), page_ + pos + 4, pos, 4u + l};
+      field_ = pos + 2;
+    } else {
+      node_ = decode_jump_node(page_, first_, pos);
+      field_ = pos + varint_size(node_.prefix) + varint_size(node_.length);
+    }
+    pos_ += node_.size;
+    ++index_;
+    return true;
+  }
+  /// The jump node next() decoded.
+  const JumpNode& node() const { return node_; }
+  /// Its position in the table, from 0.
+  uint32_t index() const { return index_ - 1; }
+  /// Offset (from the page start) of its 2-byte target field.
+  uint32_t field() const { return field_; }
+  /// Offset of the page's first node (where the table ends).
+  uint32_t first_node() const { return first_; }
+  /// Appends the jump node's data to `key`, which holds the previous jump key: `key` becomes
+  /// its full jump key. Throws CorruptError if its prefix is longer than the previous key.
+  void extend_key(std::vector<uint8_t>& key) const;
+
+ private:
+  const uint8_t* page_;
+  uint32_t first_;
+  uint32_t count_;
+  uint32_t pos_ = kBtreeHeaderSize;
+  uint32_t index_ = 0;
+  uint32_t field_ = 0;
+  JumpNode node_;
+};
 
 /// A jump node with its full jump key.
 struct JumpEntry {

@@ -16,40 +16,14 @@
 namespace pbtree {
 
 bool is_jump_target(const uint8_t* page, uint32_t offset) {
-  const BtreePage p(page);
-  const uint32_t first = p.first_node();
-  uint32_t pos = kBtreeHeaderSize;
-  for (uint32_t i = 0; i < p.jump_count(); ++i) {
-    JumpNode j = decode_jump_node(page, first, pos);
-    if (j.node_offset == offset) return true;
-    if (j.node_offset > offset) return false;
-    pos += j.size;
+  for (JumpWalk w(page); w.next();) {
+    if (w.node().node_offset == offset) return true;
+    if (w.node().node_offset > offset) return false;
   }
   return false;
 }
 
 namespace {
-
-// A jump node's target and where its 2-byte target field lies (both from the page start).
-struct JumpField {
-  uint32_t node_offset;
-  uint32_t field;
-  uint32_t size;
-};
-
-// The jump node at `pos` (no byte read at or beyond `limit`). Inline fast path for one-byte
-// prefix and length varints (every jump key under 128 bytes); anything else goes through
-// decode_jump_node, which throws CorruptError as before.
-inline JumpField jump_field(const uint8_t* d, uint32_t limit, uint32_t pos) {
-  if (uint64_t{pos} + 4 <= limit) {
-    const uint8_t p = d[pos], l = d[pos + 1];
-    if (((p | l) & 0x80) == 0 && uint64_t{pos} + 4 + l <= limit) {
-      return {get_u16(d + pos + 2), pos + 2, 4u + l};
-    }
-  }
-  const JumpNode j = decode_jump_node(d, limit, pos);
-  return {j.node_offset, pos + varint_size(j.prefix) + varint_size(j.length), j.size};
-}
 
 // The jump table Firebird's rule gives the page after the edit, written into scratch.jump
 // (target offsets patched once its size is known). Firebird layout only. Returns false if it
@@ -91,21 +65,19 @@ bool rebuild_jumps(const uint8_t* d, uint32_t page_size, const BtreeHeader& h, c
     // The old targets are the rule's first jump_count targets and the nodes before `pos` do
     // not change: keep their jump nodes (offsets patched below) and walk on from the last one,
     // whose full key is its jump key and then its own data.
-    uint32_t jp = kBtreeHeaderSize;
     uint32_t last = 0;
-    for (uint32_t i = 0; i < h.jump_count; ++i) {
-      const JumpNode j = decode_jump_node(d, old_first, jp);
+    for (JumpWalk w(d); w.next();) {
+      const JumpNode& j = w.node();
       if (j.prefix > prevj_len || j.node_offset < old_first || j.node_offset >= e.pos ||
           j.node_offset <= last) {
         corrupt_page(d, "jump table out of order");
       }
-      std::memcpy(s.jump + jpos, d + jp, j.size);
-      fields[count] = jpos + varint_size(j.prefix) + varint_size(j.length);
+      std::memcpy(s.jump + jpos, d + j.offset, j.size);
+      fields[count] = jpos + (w.field() - j.offset);
       rels[count] = j.node_offset - old_first;
       if (j.length != 0) std::memcpy(prevj + j.prefix, j.data, j.length);
       prevj_len = j.prefix + j.length;
       jpos += j.size;
-      jp += j.size;
       ++count;
       jumps.next();
       last = j.node_offset;
@@ -200,19 +172,16 @@ bool plan_leaf_edit(const uint8_t* d, uint32_t page_size, const LeafEdit& e,
   const int64_t new_length = int64_t{h.length} + delta;
   const int64_t interval = h.jump_interval;
   bool rebuild = e.force_rebuild;
-  uint32_t pos = kBtreeHeaderSize;
   uint32_t shifts = 0;
-  for (uint32_t i = 0; i < h.jump_count && !rebuild; ++i) {
-    const JumpField j = jump_field(d, first, pos);
-    int64_t target = j.node_offset;
+  for (JumpWalk w(d); !rebuild && w.next();) {
+    int64_t target = w.node().node_offset;
     if (target == e.stale_a || target == e.stale_b) rebuild = true;
     if (target >= e.pos) {
       target += delta;
-      plan.shift_fields[shifts++] = static_cast<uint16_t>(j.field);
+      plan.shift_fields[shifts++] = static_cast<uint16_t>(w.field());
     }
-    const int64_t ideal = int64_t{first} + int64_t{i + 1} * interval;
+    const int64_t ideal = int64_t{first} + int64_t{w.index() + 1} * interval;
     if (target - ideal > interval / 5 || ideal - target > interval / 5) rebuild = true;
-    pos += j.size;
   }
   if (interval != 0 && h.jump_count < 255 &&
       new_length - first > int64_t{h.jump_count + 1} * interval + interval / 5) {
@@ -252,12 +221,10 @@ void apply_leaf_edit(uint8_t* d, const LeafEdit& e, const LeafEditPlan& plan,
         put_u16(f, static_cast<uint16_t>(get_u16(f) + delta));
       }
     } else {
-      uint32_t pos = kBtreeHeaderSize;
-      for (uint32_t i = 0; i < h.jump_count; ++i) {
-        const JumpField j = jump_field(d, old_first, pos);
-        if (j.node_offset >= e.pos)
-          put_u16(d + j.field, static_cast<uint16_t>(j.node_offset + delta));
-        pos += j.size;
+      for (JumpWalk w(d); w.next();) {
+        if (w.node().node_offset >= e.pos) {
+          put_u16(d + w.field(), static_cast<uint16_t>(w.node().node_offset + delta));
+        }
       }
     }
   } else {

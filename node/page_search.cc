@@ -31,17 +31,14 @@ int compare_two_part(const uint8_t* a, uint32_t na, const uint8_t* b, uint32_t n
   }
   if (i < na) {  // the search key ends inside the first part: the entry is longer
     common = static_cast<uint32_t>(ks);
-    return descending ? -1 : 1;
+    return prefix_order(na, ks, descending);
   }
   const size_t m2 = std::min<size_t>(nb, ks - na);
   size_t t = 0;
   while (t < m2 && b[t] == key[na + t]) ++t;
   common = static_cast<uint32_t>(na + t);
   if (t < m2) return b[t] < key[na + t] ? -1 : 1;
-  const size_t total = size_t{na} + nb;
-  if (total == ks) return 0;
-  if (total < ks) return descending ? 1 : -1;
-  return descending ? -1 : 1;
+  return prefix_order(size_t{na} + nb, ks, descending);
 }
 
 }  // namespace node_detail
@@ -93,11 +90,10 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
   std::optional<Candidate> cand, prev_cand;
   uint8_t jump_key[8192];
   uint32_t jump_len = 0;
-  uint32_t jpos = kBtreeHeaderSize;
   const size_t ks = key.size();
-  for (uint32_t i = 0; i < h.jump_count; ++i) {
-    JumpNode j = decode_jump_node(page, first, jpos);
-    jpos += j.size;
+  for (JumpWalk w(page); w.next();) {
+    const JumpNode& j = w.node();
+    const uint32_t i = w.index();
     if (j.prefix > jump_len) {
       corrupt_page(page, fmt::format("jump node {} has prefix {} beyond the previous jump key ({})",
                                      i, j.prefix, jump_len));
@@ -118,7 +114,7 @@ PageFind find_in_page(const uint8_t* page, uint32_t page_size, std::span<const u
       is_below = jump_key[d] < key[d];
       common = static_cast<uint32_t>(d);
     } else if (jump_len > ks) {  // the search key is a proper prefix of the target's key
-      is_below = descending;
+      is_below = prefix_order(jump_len, ks, descending) < 0;
       common = static_cast<uint32_t>(ks);
     } else {
       IndexNode target = node_at(j.node_offset, nullptr);
@@ -247,12 +243,8 @@ PageFind scan_nodes_in(const uint8_t* page, uint32_t limit, bool leaf, std::span
       int c;
       if (i < m) {
         c = n.data[i] < key[matched + i] ? -1 : 1;
-      } else if (n.length == rest) {
-        c = 0;
-      } else if (n.length < rest) {
-        c = descending ? 1 : -1;
       } else {
-        c = descending ? -1 : 1;
+        c = prefix_order(n.length, rest, descending);
       }
       is_below = below(c, n.recno);
     }

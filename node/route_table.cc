@@ -3,6 +3,7 @@
 #include "node/route_table.h"
 
 #include <pbtree/errors.h>
+#include <pbtree/keys.h>
 
 #include <algorithm>
 #include <mutex>
@@ -202,7 +203,7 @@ bool RouteTable::route(uint64_t version, std::span<const uint8_t> key, bool desc
     if (kp < ks) {
       c = byte_at(kp) < key[kp] ? -1 : 1;
     } else {
-      c = descending ? -1 : 1;  // the key ends inside the prefix: every entry is longer
+      c = prefix_order(p, ks, descending);  // the key ends inside the prefix: entries are longer
     }
     lo = c < 0 ? m : (degenerate && m > 0 ? 1 : 0);
   } else {
@@ -237,9 +238,7 @@ bool RouteTable::route(uint64_t version, std::span<const uint8_t> key, bool desc
         if (nb != sub[j]) break;
       }
       if (j < lim) return nb < sub[j] ? -1 : 1;
-      if (suf == ksuf) return 0;
-      if (suf < ksuf) return descending ? 1 : -1;
-      return descending ? -1 : 1;
+      return prefix_order(suf, ksuf, descending);
     };
     auto below = [&](size_t i) {
       if (i == 0 && degenerate) return true;

@@ -18,12 +18,6 @@
 
 namespace pbtree::tools {
 
-/// read_entry_chunk for source.segments.size() >= 2: one value per segment from
-/// source.columns, the key built by build_compound_key. Errors as read_entries
-/// ("<file>:<line>: column 3: ...").
-uint64_t read_compound_entries(CsvReader& reader, const ColumnSource& source, EntryBatch& batch,
-                               ReadState& state, size_t max_bytes);
-
 /// A positional value token: nullopt for the token NULL; else the text, one leading '='
 /// removed.
 std::optional<std::string> value_token(const std::string& token);

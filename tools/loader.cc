@@ -37,35 +37,33 @@ uint64_t parse_csv_recno(std::string_view text, const CsvReader& reader, size_t 
 }
 
 uint64_t read_entries(CsvReader& reader, const ColumnSource& source, EntryBatch& batch) {
-  ReadState state;
-  return read_entry_chunk(reader, source, batch, state, 0);
-}
-
-uint64_t read_entry_chunk(CsvReader& reader, const ColumnSource& source, EntryBatch& batch,
-                          ReadState& state, size_t max_bytes) {
-  if (source.segments.size() > 1) {
-    return read_compound_entries(reader, source, batch, state, max_bytes);
+  const bool compound = source.segments.size() > 1;
+  const size_t n = compound ? source.segments.size() : 1;
+  if (compound && source.columns.size() != n) {
+    throw InputError(reader.name(), 0,
+                     fmt::format("{} segments but {} columns", n, source.columns.size()));
   }
-  if (source.column == 0) throw InputError(reader.name(), 0, "columns are numbered from 1");
+  const std::vector<size_t> columns = compound ? source.columns : std::vector{source.column};
   // No key reaches page_size / 4 bytes, so a longer field is refused as soon as it is seen
   // (not buffered whole, not echoed whole into the error).
   const std::string why = fmt::format("keys of {}-byte pages are shorter than {} bytes",
                                       source.page_size, source.page_size / 4);
-  reader.limit_field(source.column - 1, source.page_size / 4, why);
-  if (source.recno_column != 0)
+  size_t need = source.recno_column;
+  for (size_t c : columns) {
+    if (c == 0) throw InputError(reader.name(), 0, "columns are numbered from 1");
+    reader.limit_field(c - 1, source.page_size / 4, why);
+    need = std::max(need, c);
+  }
+  if (source.recno_column != 0) {
     reader.limit_field(source.recno_column - 1, source.page_size / 4, why);
+  }
   KeyBuffer key;
-  uint64_t& row = state.rows;
-  const uint64_t first_row = row;
-  size_t key_bytes = batch.key_bytes();
-  const size_t need = std::max(source.column, source.recno_column);
-  while (true) {
-    if ((source.max_rows != 0 && row >= source.max_rows) || !reader.next()) {
-      state.ended = true;
-      break;
-    }
-    if (source.header && !state.header_done) {
-      state.header_done = true;
+  std::vector<Segment> segs(n);
+  uint64_t row = 0;
+  bool header_done = false;
+  while ((source.max_rows == 0 || row < source.max_rows) && reader.next()) {
+    if (source.header && !header_done) {
+      header_done = true;
       continue;
     }
     if (reader.field_count() < need) {
@@ -73,14 +71,26 @@ uint64_t read_entry_chunk(CsvReader& reader, const ColumnSource& source, EntryBa
                        fmt::format("missing column {} (the record has {} field{})", need,
                                    reader.field_count(), reader.field_count() == 1 ? "" : "s"));
     }
-    const size_t c = source.column - 1;
+    size_t at = columns[0];  // the column an error names
     try {
-      Value value = reader.is_null(c) ? Value::null() : parse_value(source.type, reader.field(c));
-      build_key(source.type, source.format, value, source.descending, key);
+      if (compound) {
+        for (size_t i = 0; i < n; ++i) {
+          at = columns[i];
+          const IndexSegment& g = source.segments[i];
+          segs[i] = Segment{
+              &g.type, g.format,
+              reader.is_null(at - 1) ? Value::null() : parse_value(g.type, reader.field(at - 1))};
+        }
+        at = columns[0];
+        build_compound_key(segs, source.descending, key);
+      } else {
+        const Value value =
+            reader.is_null(at - 1) ? Value::null() : parse_value(source.type, reader.field(at - 1));
+        build_key(source.type, source.format, value, source.descending, key);
+      }
       check_key_length(key.length, source.page_size);
     } catch (const KeyError& e) {
-      throw InputError(reader.name(), reader.line(),
-                       fmt::format("column {}: {}", source.column, e.what()));
+      throw InputError(reader.name(), reader.line(), fmt::format("column {}: {}", at, e.what()));
     }
     uint64_t recno;
     if (source.recno_column != 0) {
@@ -94,12 +104,8 @@ uint64_t read_entry_chunk(CsvReader& reader, const ColumnSource& source, EntryBa
     }
     batch.add(key.bytes(), recno, reader.line());
     ++row;
-    key_bytes += key.length;
-    if (max_bytes != 0 && bulk_load_bytes(batch.size() + 1, key_bytes + key.length) > max_bytes) {
-      break;
-    }
   }
-  return row - first_row;
+  return row;
 }
 
 IndexInfo bulk_load_from(IndexFile& file, const IndexDefinition& def, EntryBatch& batch,

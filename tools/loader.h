@@ -39,25 +39,13 @@ struct ColumnSource {
   uint32_t threads = 0;
 };
 
-/// Where a read in chunks (read_entry_chunk) stands between two calls.
-struct ReadState {
-  uint64_t rows = 0;         ///< data rows read so far: the ordinal of the next row
-  bool header_done = false;  ///< the header record (ColumnSource::header) was skipped
-  bool ended = false;        ///< the input (or ColumnSource::max_rows) is used up
-};
-
-/// read_entries in chunks: appends entries to `batch` until the input ends (state.ended set)
-/// or one more entry would take bulk_load_bytes() (<pbtree/bulk_loader.h>) over `max_bytes` (0: no
-/// limit; a call reads at least one entry if any is left). Record numbers and the header rule
-/// continue from `state`. Returns the rows this call read. Errors as read_entries.
-uint64_t read_entry_chunk(CsvReader& reader, const ColumnSource& source, EntryBatch& batch,
-                          ReadState& state, size_t max_bytes);
-
-/// Reads every data record of `reader`: parses the value (an empty unquoted field is NULL),
-/// builds its normalized key, and appends (key, record number, input line as tag) to
-/// `batch`. Returns the number of rows read. Throws InputError "<file>:<line>: <what>" on a
-/// missing column, a malformed or out-of-range value, a key of page_size / 4 bytes or more,
-/// or a bad record number (not an integer in 0 .. 2^40 - 1).
+/// Reads every data record of `reader` (the one CSV row loop of the CLI): parses the value of
+/// `column` (an empty unquoted field is NULL), or for a compound index one value per segment
+/// from `columns`, builds its normalized key (build_key, build_compound_key), and appends (key,
+/// record number, input line as tag) to `batch`. Returns the number of rows read. Throws
+/// InputError "<file>:<line>: <what>" on a missing column, a malformed or out-of-range value
+/// ("column 3: ..."), a key of page_size / 4 bytes or more, or a bad record number (not an
+/// integer in 0 .. 2^40 - 1).
 uint64_t read_entries(CsvReader& reader, const ColumnSource& source, EntryBatch& batch);
 
 /// A record-number field of the current record of `reader` (1-based `column`, named in the

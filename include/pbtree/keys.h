@@ -179,15 +179,22 @@ struct Segment {
 size_t build_compound_key(std::span<const Segment> segments, bool descending, KeyBuffer& out,
                           size_t index_segments = 0, bool starting_with = false);
 
-/// Key order: unsigned bytewise; on a common prefix the shorter key sorts first ascending and
-/// last descending (docs/FORMAT.md §1.1). Returns <0, 0, >0.
+/// The order of two keys of which one is a prefix of the other, from their lengths (bytes)
+/// alone: the shorter sorts first ascending and last descending (docs/FORMAT.md §1.1). Returns
+/// -1, 0 or 1 for a key of `a_length` bytes against one of `b_length`. The one home of that
+/// rule: compare_keys and every in-page search use it.
+inline constexpr int prefix_order(size_t a_length, size_t b_length, bool descending) {
+  if (a_length == b_length) return 0;
+  return ((a_length < b_length) != descending) ? -1 : 1;
+}
+
+/// Key order: unsigned bytewise; on a common prefix, prefix_order (docs/FORMAT.md §1.1).
+/// Returns <0, 0, >0.
 inline int compare_keys(std::span<const uint8_t> a, std::span<const uint8_t> b, bool descending) {
   const size_t n = std::min(a.size(), b.size());
   const int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
   if (c != 0) return c < 0 ? -1 : 1;
-  if (a.size() == b.size()) return 0;
-  const bool a_shorter = a.size() < b.size();
-  return (a_shorter != descending) ? -1 : 1;
+  return prefix_order(a.size(), b.size(), descending);
 }
 
 /// The NULL key of a single-segment index: empty ascending, the single byte FF descending.
