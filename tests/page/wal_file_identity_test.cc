@@ -70,6 +70,19 @@ class PageWalFileIdentity : public ::testing::Test {
     return {read_bytes(db_), read_bytes(log_)};
   }
 
+  // `r` failed on the damaged log `bad` beside the file bytes `db_bytes` with its one-line
+  // error, and left both as they were.
+  void expect_refused(const testing::CliResult& r, const std::string& bad,
+                      const std::string& db_bytes) {
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(r.err, fmt::format("pbtree: {}: the log header fails its checksum, and {} bytes "
+                                 "after it may hold committed changes: left alone; move it away "
+                                 "to open {} without them\n",
+                                 log_, bad.size() - kWalHeaderSize, db_));
+    EXPECT_TRUE(read_bytes(log_) == bad);
+    EXPECT_TRUE(read_bytes(db_) == db_bytes);
+  }
+
   // Runs the CLI with the process's stderr captured (the log warnings go there).
   std::pair<testing::CliResult, std::string> run_capturing(
       std::initializer_list<std::string> args) {
@@ -224,14 +237,8 @@ TEST_F(PageWalFileIdentity, CommittedLogWithADamagedHeaderIsRefusedByAReader) {
   write_bytes(db_, db_bytes);
   write_bytes(log_, bad);
   auto r = run({"find", db_, "--index", "I", "200000"});
-  EXPECT_EQ(r.code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, fmt::format("pbtree: {}: the log header fails its checksum, and {} bytes after "
-                               "it may hold committed changes: left alone; move it away to "
-                               "open {} without them\n",
-                               log_, bad.size() - kWalHeaderSize, db_));
-  EXPECT_TRUE(read_bytes(log_) == bad);
-  EXPECT_TRUE(read_bytes(db_) == db_bytes);
+  expect_refused(r, bad, db_bytes);
 }
 
 TEST_F(PageWalFileIdentity, CommittedLogWithADamagedHeaderIsRefusedByAWriter) {
@@ -242,13 +249,7 @@ TEST_F(PageWalFileIdentity, CommittedLogWithADamagedHeaderIsRefusedByAWriter) {
   write_bytes(log_, bad);
   const std::string csv = dir_.write("j.csv", numbers(1, 10));
   auto r = run({"load", db_, "--index", "J", "--type", "integer", "--input", csv});
-  EXPECT_EQ(r.code, 1);
-  EXPECT_EQ(r.err, fmt::format("pbtree: {}: the log header fails its checksum, and {} bytes after "
-                               "it may hold committed changes: left alone; move it away to "
-                               "open {} without them\n",
-                               log_, bad.size() - kWalHeaderSize, db_));
-  EXPECT_TRUE(read_bytes(log_) == bad);
-  EXPECT_TRUE(read_bytes(db_) == db_bytes);
+  expect_refused(r, bad, db_bytes);
 }
 
 TEST_F(PageWalFileIdentity, DamagedHeaderOfALogWhosePagesAreAllInTheFileIsIgnored) {
