@@ -37,7 +37,6 @@ IndexInfo bulk_load_from(IndexFile& self, IndexFileAccess::Impl& im, const Index
     def.format = def.segments[0].format;
   }
   def.format = resolve_key_format(def.type, def.format);
-  using Impl = IndexFileAccess::Impl;
   const std::string& path = im.file.path();
   const uint32_t ps = im.page_size();
   // 1. Everything that can be checked before the file is touched.
@@ -68,10 +67,10 @@ IndexInfo bulk_load_from(IndexFile& self, IndexFileAccess::Impl& im, const Index
   }
   const size_t max_key = definition_max_key_length(def);
   {
-    std::vector<IndexSlot> trial = im.slots;
+    std::vector<IndexInfo> trial = im.slots;
     if (slot == trial.size()) trial.emplace_back();
     trial[slot].root_page = 2;
-    trial[slot].segments = def.segments;
+    trial[slot].def.segments = def.segments;
     if (!index_root_fits(trial, ps)) {
       throw UsageError(
           fmt::format("{}: the index root page has no room for index {}", path, def.name));
@@ -145,17 +144,10 @@ IndexInfo bulk_load_from(IndexFile& self, IndexFileAccess::Impl& im, const Index
     im.file.sync();
 
     // 3. Commit: index root page, then header.
-    std::vector<IndexSlot> slots = im.slots;
+    std::vector<IndexInfo> slots = im.slots;
     if (slot == slots.size()) slots.emplace_back();
-    IndexSlot& s = slots[slot];
-    s.name = def.name;
-    s.type = def.type;
-    s.format = def.format;
-    s.unique = def.unique;
-    s.descending = def.descending;
-    s.layout = def.layout;
-    s.auto_format = def.auto_format;
-    s.segments = def.segments;
+    IndexInfo& s = slots[slot];
+    s.def = def;
     s.root_page = root;
     s.id = slot;
     FileHeader h = im.header;
@@ -166,7 +158,7 @@ IndexInfo bulk_load_from(IndexFile& self, IndexFileAccess::Impl& im, const Index
     im.file.write(kIndexRootPage, page.data());
     im.checkpoint(h, loader.pages_allocated());
     im.slots = std::move(slots);
-    return Impl::info(im.slots[slot]);
+    return im.slots[slot];
   } catch (...) {
     // Put the file back as it was (best effort; the original error is what matters). Once
     // the checkpoint has begun, the log decides (a committed batch is replayed at the next

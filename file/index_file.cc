@@ -187,16 +187,16 @@ std::vector<uint32_t> IndexFile::free_list() const {
 
 std::vector<IndexInfo> IndexFile::indexes() const {
   std::vector<IndexInfo> out;
-  for (const IndexSlot& s : impl_->slots) {
-    if (s.root_page != 0) out.push_back(Impl::info(s));
+  for (const IndexInfo& s : impl_->slots) {
+    if (s.root_page != 0) out.push_back(s);
   }
   return out;
 }
 
 std::optional<IndexInfo> IndexFile::find_index(const std::string& name) const {
-  const IndexSlot* s = impl_->find(name);
+  const IndexInfo* s = impl_->find(name);
   if (!s) return std::nullopt;
-  return Impl::info(*s);
+  return *s;
 }
 
 void IndexFileAccess::read_page(const IndexFile& f, uint32_t page_no, uint8_t* out,
@@ -214,7 +214,7 @@ NotFoundError IndexFile::no_index_error(const std::string& name) const {
 
 IndexStats IndexFile::analyze(const std::string& name,
                               const std::function<void(uint32_t)>& on_page) const {
-  const IndexSlot* s = impl_->find(name);
+  const IndexInfo* s = impl_->find(name);
   if (!s) throw no_index_error(name);
   const PageFile& file = impl_->file;
   impl_->write_back();
@@ -252,7 +252,7 @@ Tree IndexFile::tree(const std::string& name) {
   Impl& im = *impl_;
   auto it = im.trees.find(name);
   if (it != im.trees.end()) return Tree(it->second.get());
-  const IndexSlot* s = im.find(name);
+  const IndexInfo* s = im.find(name);
   if (!s) throw no_index_error(name);
   if (!im.pool) {
     size_t frames = im.cache_frames != 0
@@ -275,9 +275,9 @@ Tree IndexFile::tree(const std::string& name) {
     jump_interval = read_btree_header(root.data()).jump_interval;
   }
   const uint32_t slot = s->id;
-  auto tree = std::make_unique<Tree::Body>(*im.pool, *im.allocator, s->root_page,
-                                           Impl::info(*s).def, static_cast<uint8_t>(slot % 256),
-                                           jump_interval, [&im, slot](uint32_t root) {
+  auto tree = std::make_unique<Tree::Body>(*im.pool, *im.allocator, s->root_page, s->def,
+                                           static_cast<uint8_t>(slot % 256), jump_interval,
+                                           [&im, slot](uint32_t root) {
                                              im.slots[slot].root_page = root;
                                              im.dirty = true;
                                            });

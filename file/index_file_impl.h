@@ -26,7 +26,7 @@ struct IndexFile::Impl {
   PageFile file;
   bool writable = false;
   FileHeader header;
-  std::vector<IndexSlot> slots;
+  std::vector<IndexInfo> slots;
   // The living B-trees (tree()): pool and allocator created on first use.
   size_t cache_frames = 0;
   std::unique_ptr<BufferPool> pool;
@@ -66,23 +66,9 @@ struct IndexFile::Impl {
   uint32_t file_pages() const { return static_cast<uint32_t>(file.file_size() / page_size()); }
   uint32_t page_bound() const { return std::max(header.page_count, file_pages()); }
 
-  static IndexInfo info(const IndexSlot& s) {
-    IndexInfo i;
-    i.def.name = s.name;
-    i.def.type = s.type;
-    i.def.format = s.format;
-    i.def.unique = s.unique;
-    i.def.descending = s.descending;
-    i.def.layout = s.layout;
-    i.def.auto_format = s.auto_format;
-    i.def.segments = s.segments;
-    i.id = s.id;
-    i.root_page = s.root_page;
-    return i;
-  }
-  const IndexSlot* find(const std::string& name) const {
-    for (const IndexSlot& s : slots) {
-      if (s.root_page != 0 && s.name == name) return &s;
+  const IndexInfo* find(const std::string& name) const {
+    for (const IndexInfo& s : slots) {
+      if (s.root_page != 0 && s.def.name == name) return &s;
     }
     return nullptr;
   }

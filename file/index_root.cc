@@ -26,15 +26,15 @@ bool valid_index_name(const std::string& name) {
   return true;
 }
 
-bool index_root_fits(const std::vector<IndexSlot>& slots, uint32_t page_size) {
+bool index_root_fits(const std::vector<IndexInfo>& slots, uint32_t page_size) {
   size_t descriptors = 0;
-  for (const IndexSlot& s : slots) {
-    if (s.root_page != 0) descriptors += s.segments.size() * kSegmentDescriptorSize;
+  for (const IndexInfo& s : slots) {
+    if (s.root_page != 0) descriptors += s.def.segments.size() * kSegmentDescriptorSize;
   }
   return kIndexSlotsOffset + slots.size() * kIndexSlotSize + descriptors <= page_size;
 }
 
-void encode_index_root_page(const std::vector<IndexSlot>& slots, uint8_t* page,
+void encode_index_root_page(const std::vector<IndexInfo>& slots, uint8_t* page,
                             uint32_t page_size) {
   if (slots.size() > max_index_slots(page_size)) {
     throw std::length_error(fmt::format("{} index slots exceed the {} an index root page holds",
@@ -49,26 +49,26 @@ void encode_index_root_page(const std::vector<IndexSlot>& slots, uint8_t* page,
   put_u16(page + 16, 0);
   put_u16(page + 18, static_cast<uint16_t>(slots.size()));
   for (size_t i = 0; i < slots.size(); ++i) {
-    const IndexSlot& s = slots[i];
+    const IndexInfo& s = slots[i];
     uint8_t* p = page + kIndexSlotsOffset + i * kIndexSlotSize;
     if (s.root_page == 0) continue;
     put_u32(p + 0, s.root_page);
     put_u32(p + 4, static_cast<uint32_t>(i));
-    const bool compound = s.segments.size() > 1;
+    const bool compound = s.def.segments.size() > 1;
     if (!compound) {
-      p[8] = static_cast<uint8_t>(s.type.type);
-      p[9] = s.type.precision;
-      p[10] = s.type.scale;
-      p[11] = static_cast<uint8_t>(s.format);
-      put_u16(p + 12, s.type.length);
+      p[8] = static_cast<uint8_t>(s.def.type.type);
+      p[9] = s.def.type.precision;
+      p[10] = s.def.type.scale;
+      p[11] = static_cast<uint8_t>(s.def.format);
+      put_u16(p + 12, s.def.type.length);
     } else {
-      descriptor_end -= s.segments.size() * kSegmentDescriptorSize;
+      descriptor_end -= s.def.segments.size() * kSegmentDescriptorSize;
       p[8] = 0;
-      p[9] = static_cast<uint8_t>(s.segments.size());
+      p[9] = static_cast<uint8_t>(s.def.segments.size());
       put_u16(p + 10, static_cast<uint16_t>(descriptor_end));
-      for (size_t g = 0; g < s.segments.size(); ++g) {
+      for (size_t g = 0; g < s.def.segments.size(); ++g) {
         uint8_t* d = page + descriptor_end + g * kSegmentDescriptorSize;
-        const IndexSegment& seg = s.segments[g];
+        const IndexSegment& seg = s.def.segments[g];
         d[0] = static_cast<uint8_t>(seg.type.type);
         d[1] = seg.type.precision;
         d[2] = seg.type.scale;
@@ -76,17 +76,17 @@ void encode_index_root_page(const std::vector<IndexSlot>& slots, uint8_t* page,
         put_u16(d + 4, seg.type.length);
       }
     }
-    p[14] = static_cast<uint8_t>((s.unique ? 1 : 0) | (s.descending ? 2 : 0) |
-                                 (s.layout == NodeLayout::Compact ? kSlotFlagCompact : 0) |
+    p[14] = static_cast<uint8_t>((s.def.unique ? 1 : 0) | (s.def.descending ? 2 : 0) |
+                                 (s.def.layout == NodeLayout::Compact ? kSlotFlagCompact : 0) |
                                  (compound ? kSlotFlagCompound : 0) |
-                                 (s.auto_format ? kSlotFlagAutoFormat : 0));
-    size_t n = std::min(s.name.size(), kMaxIndexNameLength);
+                                 (s.def.auto_format ? kSlotFlagAutoFormat : 0));
+    size_t n = std::min(s.def.name.size(), kMaxIndexNameLength);
     p[15] = static_cast<uint8_t>(n);
-    std::memcpy(p + 16, s.name.data(), n);
+    std::memcpy(p + 16, s.def.name.data(), n);
   }
 }
 
-std::vector<IndexSlot> decode_index_root_page(const uint8_t* page, uint32_t page_size,
+std::vector<IndexInfo> decode_index_root_page(const uint8_t* page, uint32_t page_size,
                                               uint32_t page_count, const std::string& path) {
   auto bad = [&](const std::string& what) {
     return CorruptError(fmt::format("{}: page {} (index root): {}", path, kIndexRootPage, what));
@@ -99,10 +99,10 @@ std::vector<IndexSlot> decode_index_root_page(const uint8_t* page, uint32_t page
   if (count > max_index_slots(page_size)) {
     throw bad(fmt::format("slot count {} exceeds {}", count, max_index_slots(page_size)));
   }
-  std::vector<IndexSlot> slots(count);
+  std::vector<IndexInfo> slots(count);
   for (uint32_t i = 0; i < count; ++i) {
     const uint8_t* p = page + kIndexSlotsOffset + i * kIndexSlotSize;
-    IndexSlot& s = slots[i];
+    IndexInfo& s = slots[i];
     s.id = i;
     s.root_page = get_u32(p);
     if (s.root_page == 0) continue;
@@ -134,8 +134,8 @@ std::vector<IndexSlot> decode_index_root_page(const uint8_t* page, uint32_t page
     if ((p[14] & kSlotFlagCompound) == 0) {
       const uint8_t d[6] = {p[8], p[9], p[10], p[11], p[12], p[13]};
       const IndexSegment g = read_type(d, "");
-      s.type = g.type;
-      s.format = g.format;
+      s.def.type = g.type;
+      s.def.format = g.format;
     } else {
       const uint32_t n = p[9];
       const uint32_t off = get_u16(p + 10);
@@ -147,20 +147,20 @@ std::vector<IndexSlot> decode_index_root_page(const uint8_t* page, uint32_t page
         throw slot_bad(fmt::format("segment descriptors at offset {} outside the page", off));
       }
       for (uint32_t g = 0; g < n; ++g) {
-        s.segments.push_back(
+        s.def.segments.push_back(
             read_type(page + off + g * kSegmentDescriptorSize, fmt::format("segment {}: ", g + 1)));
       }
-      s.type = s.segments[0].type;
-      s.format = s.segments[0].format;
+      s.def.type = s.def.segments[0].type;
+      s.def.format = s.def.segments[0].format;
     }
-    s.unique = (p[14] & 1) != 0;
-    s.descending = (p[14] & 2) != 0;
-    s.layout = (p[14] & kSlotFlagCompact) != 0 ? NodeLayout::Compact : NodeLayout::Firebird;
-    s.auto_format = (p[14] & kSlotFlagAutoFormat) != 0;
+    s.def.unique = (p[14] & 1) != 0;
+    s.def.descending = (p[14] & 2) != 0;
+    s.def.layout = (p[14] & kSlotFlagCompact) != 0 ? NodeLayout::Compact : NodeLayout::Firebird;
+    s.def.auto_format = (p[14] & kSlotFlagAutoFormat) != 0;
     uint8_t n = p[15];
     if (n > kMaxIndexNameLength) throw slot_bad(fmt::format("name length {}", n));
-    s.name.assign(reinterpret_cast<const char*>(p + 16), n);
-    if (!valid_index_name(s.name)) throw slot_bad("malformed index name");
+    s.def.name.assign(reinterpret_cast<const char*>(p + 16), n);
+    if (!valid_index_name(s.def.name)) throw slot_bad("malformed index name");
   }
   return slots;
 }

@@ -1,5 +1,6 @@
 // The index root page (page 1 of a pbtree file): Firebird's index root page, page type 6,
-// reshaped for one table of single-segment indexes with names; its codec and IndexSlot.
+// reshaped for one table of indexes with names; its codec. A slot is an IndexInfo
+// (<pbtree/types.h>): the definition, the slot number (id) and the root page (0: free slot).
 //
 // Page 1, index root page (page type 6):
 //
@@ -59,23 +60,9 @@ inline constexpr size_t kSegmentDescriptorSize = 6;
 inline constexpr size_t kIndexSlotsOffset = 20;
 inline constexpr size_t kMaxIndexNameLength = 31;
 
-/// One index as recorded in the index root page.
-struct IndexSlot {
-  std::string name;
-  TypeSpec type;
-  KeyFormat format = KeyFormat::Double;
-  bool unique = false;
-  bool descending = false;
-  NodeLayout layout = NodeLayout::Firebird;  ///< flag 4: compact node layout
-  bool auto_format = false;                  ///< flag 0x80: key format chosen by --key-format auto
-  uint32_t root_page = 0;                    ///< 0: free slot
-  uint32_t id = 0;                           ///< slot number
-  std::vector<IndexSegment> segments;        ///< flag 8: 2..16 segments, else empty
-};
-
 /// True if `slots` fit an index root page of `page_size` bytes (slot table plus the
 /// compound segment descriptors).
-bool index_root_fits(const std::vector<IndexSlot>& slots, uint32_t page_size);
+bool index_root_fits(const std::vector<IndexInfo>& slots, uint32_t page_size);
 
 /// Slots an index root page of `page_size` bytes holds: (page_size - 20) / 48.
 uint32_t max_index_slots(uint32_t page_size);
@@ -84,10 +71,10 @@ bool valid_index_name(const std::string& name);
 
 /// Fills `page` (page_size bytes) with type 6 and `slots` (slot i at position i; free slots
 /// have root_page 0). Throws std::length_error beyond max_index_slots().
-void encode_index_root_page(const std::vector<IndexSlot>& slots, uint8_t* page, uint32_t page_size);
+void encode_index_root_page(const std::vector<IndexInfo>& slots, uint8_t* page, uint32_t page_size);
 /// Parses an index root page; each used slot is checked (name, type, format, flags, id, root
 /// page in [2, page_count)). Throws CorruptError "<path>: page 1 (index root): slot 3: ...".
-std::vector<IndexSlot> decode_index_root_page(const uint8_t* page, uint32_t page_size,
+std::vector<IndexInfo> decode_index_root_page(const uint8_t* page, uint32_t page_size,
                                               uint32_t page_count, const std::string& path);
 
 }  // namespace pbtree

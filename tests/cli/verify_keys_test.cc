@@ -76,9 +76,9 @@ class CliVerifyKeys : public ::testing::Test {
     pf.set_page_size(kPageSize);
     std::vector<uint8_t> page(kPageSize);
     pf.read(kIndexRootPage, page.data());
-    std::vector<IndexSlot> slots = decode_index_root_page(page.data(), kPageSize, 1000, db_);
-    for (IndexSlot& s : slots) {
-      if (s.name == index) s.type.length = length;
+    std::vector<IndexInfo> slots = decode_index_root_page(page.data(), kPageSize, 1000, db_);
+    for (IndexInfo& s : slots) {
+      if (s.def.name == index) s.def.type.length = length;
     }
     encode_index_root_page(slots, page.data(), kPageSize);
     pf.write(kIndexRootPage, page.data());

@@ -81,19 +81,19 @@ TEST(PageFileFormat, TooShortToBeAFile) {
 }
 
 TEST(PageFileFormat, IndexRootPageRoundTrip) {
-  std::vector<IndexSlot> slots(3);
-  slots[0].name = "I_A";
-  slots[0].type.type = ColumnType::Numeric;
-  slots[0].type.precision = 12;
-  slots[0].type.scale = 2;
-  slots[0].format = KeyFormat::RescaledDouble;
-  slots[0].unique = true;
+  std::vector<IndexInfo> slots(3);
+  slots[0].def.name = "I_A";
+  slots[0].def.type.type = ColumnType::Numeric;
+  slots[0].def.type.precision = 12;
+  slots[0].def.type.scale = 2;
+  slots[0].def.format = KeyFormat::RescaledDouble;
+  slots[0].def.unique = true;
   slots[0].root_page = 5;
-  slots[2].name = "I_$c_9";
-  slots[2].type.type = ColumnType::Varchar;
-  slots[2].type.length = 300;
-  slots[2].format = KeyFormat::Text;
-  slots[2].descending = true;
+  slots[2].def.name = "I_$c_9";
+  slots[2].def.type.type = ColumnType::Varchar;
+  slots[2].def.type.length = 300;
+  slots[2].def.format = KeyFormat::Text;
+  slots[2].def.descending = true;
   slots[2].root_page = 9;
   Bytes page(4096);
   encode_index_root_page(slots, page.data(), 4096);
@@ -101,22 +101,23 @@ TEST(PageFileFormat, IndexRootPageRoundTrip) {
   EXPECT_EQ(get_u16(page.data() + 18), 3);
   EXPECT_EQ(Bytes(page.begin() + 20, page.begin() + 40),
             (Bytes{5, 0, 0, 0, 0, 0, 0, 0, 6, 12, 2, 8, 0, 0, 1, 3, 'I', '_', 'A', 0}));
-  std::vector<IndexSlot> back = decode_index_root_page(page.data(), 4096, 10, "f.pbt");
+  std::vector<IndexInfo> back = decode_index_root_page(page.data(), 4096, 10, "f.pbt");
   ASSERT_EQ(back.size(), 3u);
-  EXPECT_EQ(back[0].name, "I_A");
-  EXPECT_EQ(back[0].type, slots[0].type);
-  EXPECT_EQ(back[0].format, KeyFormat::RescaledDouble);
-  EXPECT_TRUE(back[0].unique);
+  EXPECT_EQ(back[0].def.name, "I_A");
+  EXPECT_EQ(back[0].def.type, slots[0].def.type);
+  EXPECT_EQ(back[0].def.format, KeyFormat::RescaledDouble);
+  EXPECT_TRUE(back[0].def.unique);
   EXPECT_EQ(back[1].root_page, 0u);
-  EXPECT_EQ(back[2].name, "I_$c_9");
+  EXPECT_EQ(back[2].def.name, "I_$c_9");
   EXPECT_EQ(back[2].id, 2u);
-  EXPECT_EQ(back[2].type.length, 300);
-  EXPECT_TRUE(back[2].descending);
+  EXPECT_EQ(back[2].def.type.length, 300);
+  EXPECT_TRUE(back[2].def.descending);
 }
 
 TEST(PageFileFormat, IndexRootSlotErrors) {
-  std::vector<IndexSlot> slots(1);
-  slots[0].name = "I_A";
+  std::vector<IndexInfo> slots(1);
+  slots[0].def.name = "I_A";
+  slots[0].def.format = KeyFormat::Double;
   slots[0].root_page = 5;
   Bytes page(4096);
   encode_index_root_page(slots, page.data(), 4096);
