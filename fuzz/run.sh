@@ -5,8 +5,10 @@
 # if any target crashes, leaks, times out on one input or runs out of memory; the reproducer
 # is left in build-fuzz/artifacts/.
 # Usage: fuzz/run.sh [seconds per target (a cap), default 30] [target ...]
-# fuzz_wal's cap is twice that (60 s by default): its 10^5 runs (issue 10) take about 2 minutes
-# on a CI machine, so CI tries the first ~50,000 of them; the whole stage stays under 5 minutes
+# fuzz_wal's cap is twice that (60 s by default): each of its inputs replays a log through
+# real files, about 100 runs/s on a CI machine, so CI tries the first ~5,000 of its 10^5 runs.
+# The targets run FUZZ_JOBS at a time (default: the CPUs, 2 on CI), one core each, so the
+# whole stage takes about 2.5 minutes
 # (CI's budget for the fuzzers: 6 of its 30 minutes).
 # Env: FUZZ_SEED (default 20261130; 0 = random), FUZZ_RUNS (default per target; 0 = no limit).
 set -euo pipefail
@@ -28,14 +30,13 @@ cmake --build build-fuzz -j2 --target "${TARGETS[@]}"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 mkdir -p build-fuzz/artifacts
-failed=()
-for t in "${TARGETS[@]}"; do
+run_target() {  # run_target T: fuzzes T; its log is build-fuzz/T.log, its exit status build-fuzz/T.rc
+  local t="$1" work cap log runs extra extra_dir real db rc
   work="build-fuzz/corpus-work/$t"
   rm -rf "$work"  # start from the committed corpus only, as a fresh clone does
   mkdir -p "$work"
   cap="$SECONDS_PER_TARGET"
   if [ "$t" = fuzz_wal ]; then cap=$((SECONDS_PER_TARGET * 2)); fi
-  echo "== fuzz: $t for at most ${cap}s"
   log="build-fuzz/$t.log"
   # A fixed seed and a fixed number of runs make a run repeatable: CI tries exactly the inputs
   # tried here (the time limit still bounds it on a slower machine). FUZZ_RUNS=0 or
@@ -68,10 +69,28 @@ for t in "${TARGETS[@]}"; do
     done
     extra=("$extra_dir")
   fi
-  if build-fuzz/bin/"$t" -seed="${FUZZ_SEED:-20261130}" -runs="$runs" \
-      -max_total_time="$cap" -timeout=10 -rss_limit_mb=2048 \
-      -max_len=65536 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/"$t"- \
-      "$work" "fuzz/corpus/$t" "${extra[@]}" >"$log" 2>&1; then
+  rc=0
+  build-fuzz/bin/"$t" -seed="${FUZZ_SEED:-20261130}" -runs="$runs" \
+    -max_total_time="$cap" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=65536 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/"$t"- \
+    "$work" "fuzz/corpus/$t" "${extra[@]}" >"$log" 2>&1 || rc=$?
+  echo "$rc" >"build-fuzz/$t.rc"
+}
+
+# FUZZ_JOBS targets at a time (default: the number of CPUs), each on one core; the results
+# are printed in target order once all have run.
+jobs_max="${FUZZ_JOBS:-$(nproc)}"
+for t in "${TARGETS[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+  rm -f "build-fuzz/$t.rc"
+  run_target "$t" &
+done
+wait
+failed=()
+for t in "${TARGETS[@]}"; do
+  log="build-fuzz/$t.log"
+  if [ "$(cat "build-fuzz/$t.rc" 2>/dev/null || echo missing)" = 0 ]; then
+    echo "== fuzz: $t"
     grep -E '^stat::number_of_executed_units|^stat::average_exec_per_sec|^Done ' "$log" || true
   else
     echo "fuzz: $t FAILED; last lines of $log:"
