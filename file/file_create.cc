@@ -93,6 +93,26 @@ bool publish(const std::string& temp, const std::string& path) {
   return true;
 }
 
+// Throws IoError if `path` cannot become a new file: its directory is missing (or not a
+// directory), or it is a symbolic link whose target does not exist.
+void check_creatable(const std::string& path) {
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw IoError(
+        fmt::format("{}: cannot create: the directory {} does not exist", path, dir.string()));
+  }
+  const auto link = std::filesystem::symlink_status(path, ec);
+  if (!ec && std::filesystem::is_symlink(link) && !std::filesystem::exists(path, ec)) {
+    const std::filesystem::path target = std::filesystem::read_symlink(path, ec);
+    throw IoError(fmt::format(
+        "{}: cannot create: a symbolic link to {}, which does not exist (make the file there, "
+        "or remove the link)",
+        path, target.string()));
+  }
+}
+
 }  // namespace
 
 std::string temporary_prefix(const std::string& path) {
@@ -101,7 +121,11 @@ std::string temporary_prefix(const std::string& path) {
 
 bool create_file_with(const std::string& path, uint32_t page_size,
                       const std::function<void(IndexFile&)>& fill) {
-  // Before any work: a file at the log path that is not a log refuses the creation.
+  // Before any work: a name that cannot take the file is refused by its own name (not the
+  // temporary's): a missing directory, a symbolic link to nothing (the rename would not
+  // replace it, and following it would create a file elsewhere).
+  check_creatable(path);
+  // A file at the log path that is not a log refuses the creation.
   if (::access(path.c_str(), F_OK) != 0) Wal::clear_orphan_log(posix_io(), path);
   const std::string temp = write_temporary(path, page_size);
   try {

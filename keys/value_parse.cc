@@ -18,6 +18,22 @@ using namespace keys_internal;
 
 namespace {
 
+/// `text` as a message shows it: a byte below 0x20 or 0x7f as \xNN (a NUL would end the message
+/// where it is printed as a C string), at most 64 bytes and then "...".
+std::string shown(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (i == 64) return out + "...";
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 /// True if `text` is a number in decimal or scientific notation (to tell "not an integer"
 /// from "malformed" in messages).
 bool looks_numeric(std::string_view text) {
@@ -37,7 +53,7 @@ Value parse_integer(const TypeSpec& type, std::string_view text) {
     ++i;
   }
   if (i == text.size()) {
-    throw KeyError(fmt::format("malformed integer '{}' for {}", text, type.name()));
+    throw KeyError(fmt::format("malformed integer '{}' for {}", shown(text), type.name()));
   }
   u128 mag = 0;
   bool too_big = false;
@@ -47,12 +63,12 @@ Value parse_integer(const TypeSpec& type, std::string_view text) {
     if (c < '0' || c > '9') {
       if (looks_numeric(text)) {
         throw KeyError(fmt::format("value '{}' is not an integer: {} takes whole numbers only",
-                                   text, type.name()));
+                                   shown(text), type.name()));
       }
       throw KeyError(
           fmt::format("malformed integer '{}' for {} (expected an optional sign and "
                       "decimal digits)",
-                      text, type.name()));
+                      shown(text), type.name()));
     }
     const unsigned d = static_cast<unsigned>(c - '0');
     if (mag > (cap - d) / 10) too_big = true;
@@ -62,7 +78,7 @@ Value parse_integer(const TypeSpec& type, std::string_view text) {
   integral_range(type, lo, hi);
   const bool out = too_big || (neg ? mag > magnitude(lo) : mag > static_cast<u128>(hi));
   if (out) {
-    throw KeyError(fmt::format("value {} out of range for {} ({}..{})", text, type.name(),
+    throw KeyError(fmt::format("value {} out of range for {} ({}..{})", shown(text), type.name(),
                                i128_to_string(lo), i128_to_string(hi)));
   }
   const i128 v = neg ? static_cast<i128>(u128(0) - mag) : static_cast<i128>(mag);
@@ -90,7 +106,7 @@ Value parse_numeric(const TypeSpec& type, std::string_view text) {
     throw KeyError(
         fmt::format("malformed number '{}' for {} (expected an optional sign, "
                     "digits and an optional fraction)",
-                    text, type.name()));
+                    shown(text), type.name()));
   }
   size_t first = int_begin;
   while (first < int_end && text[first] == '0') ++first;
@@ -99,14 +115,14 @@ Value parse_numeric(const TypeSpec& type, std::string_view text) {
     throw KeyError(
         fmt::format("value {} out of range for {}: at most {} digits before the "
                     "decimal point",
-                    text, type.name(), p - s));
+                    shown(text), type.name(), p - s));
   }
   for (size_t j = frac_begin + static_cast<size_t>(s); j < frac_end; ++j) {
     if (text[j] != '0') {
       throw KeyError(
           fmt::format("value {} has more than {} fraction digits for {} (extra "
                       "fraction digits must be zeros)",
-                      text, s, type.name()));
+                      shown(text), s, type.name()));
     }
   }
   u128 mag = 0;
@@ -128,16 +144,16 @@ Value parse_double(const TypeSpec& type, std::string_view text) {
   auto r = std::from_chars(t.data(), t.data() + t.size(), d);
   if (t.empty() || r.ptr != t.data() + t.size() ||
       (r.ec != std::errc() && r.ec != std::errc::result_out_of_range)) {
-    throw KeyError(fmt::format("malformed double '{}' for {}", text, type.name()));
+    throw KeyError(fmt::format("malformed double '{}' for {}", shown(text), type.name()));
   }
   if (r.ec == std::errc::result_out_of_range) {
-    throw KeyError(fmt::format("value {} out of range for {}", text, type.name()));
+    throw KeyError(fmt::format("value {} out of range for {}", shown(text), type.name()));
   }
   if (std::isnan(d)) {
     throw KeyError(
         fmt::format("NaN ('{}') is not a valid value for {}: index keys need ordered "
                     "values",
-                    text, type.name()));
+                    shown(text), type.name()));
   }
   return Value::of_double(d);
 }

@@ -110,5 +110,30 @@ TEST_F(FileCreate, CrashRightAfterCreationBlocksNothing) {
   EXPECT_TRUE(std::filesystem::exists(leftover));  // another creator's: not ours to remove
 }
 
+// A path whose directory is missing is refused by that path, not the temporary's name.
+TEST_F(FileCreate, MissingDirectoryIsNamedByThePath) {
+  const std::string csv = dir_.write("a.csv", "1\n2\n");
+  const std::string path = dir_.file("nodir") + "/x.pbt";
+  auto r = run({"load", path, "--index", "I", "--type", "bigint", "--input", csv});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "pbtree: " + path + ": cannot create: the directory " + dir_.file("nodir") +
+                       " does not exist\n");
+  EXPECT_EQ(directory_names(db_), std::vector<std::string>{"a.csv"});
+}
+
+// A symbolic link to nothing is not a file another process created: the load says what it is
+// and leaves the link as it was.
+TEST_F(FileCreate, DanglingSymbolicLinkIsRefusedByWhatItIs) {
+  const std::string csv = dir_.write("a.csv", "1\n2\n");
+  std::filesystem::create_symlink("missing/y.pbt", db_);
+  auto r = run({"load", db_, "--index", "I", "--type", "bigint", "--input", csv});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "pbtree: " + db_ +
+                       ": cannot create: a symbolic link to missing/y.pbt, which does not exist "
+                       "(make the file there, or remove the link)\n");
+  EXPECT_EQ(directory_names(db_), (std::vector<std::string>{"a.csv", "n.pbt"}));
+  EXPECT_EQ(std::filesystem::read_symlink(db_), "missing/y.pbt");
+}
+
 }  // namespace
 }  // namespace pbtree::tools::testing

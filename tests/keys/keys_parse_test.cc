@@ -22,7 +22,7 @@ std::string error_of(auto&& fn) {
   return "no error";
 }
 
-std::string parse_error(const char* type, const char* text) {
+std::string parse_error(const char* type, std::string_view text) {
   return error_of([&] { parse_value(TypeSpec::parse(type), text); });
 }
 
@@ -209,6 +209,16 @@ TEST(KeysParse, IntegerMalformedMessages) {
   EXPECT_THAT(parse_error("integer", ""), HasSubstr("malformed integer ''"));
   EXPECT_THAT(parse_error("integer", "-"), HasSubstr("malformed integer '-'"));
   EXPECT_THAT(parse_error("integer", " 1"), HasSubstr("malformed integer ' 1'"));
+}
+
+// A control byte in a value is shown escaped: a NUL would end the message where it is
+// printed as a C string. A long value is cut after 64 bytes.
+TEST(KeysParse, MessagesShowControlBytesEscapedAndLongValuesCut) {
+  EXPECT_EQ(parse_error("bigint", std::string("ab\0c\x7f\n", 6)),
+            "malformed integer 'ab\\x00c\\x7f\\x0a' for bigint (expected an optional sign and "
+            "decimal digits)");
+  EXPECT_EQ(parse_error("double", std::string(70, 'z')),
+            "malformed double '" + std::string(64, 'z') + "...' for double");
 }
 
 TEST(KeysParse, IntegerRefusesFraction) {

@@ -111,7 +111,16 @@ INSTANTIATE_TEST_SUITE_P(
                       RouteCase{NodeLayout::Compact, 7, 40, 2, true, true},
                       RouteCase{NodeLayout::Compact, 0, 12, 3, true, false},
                       RouteCase{NodeLayout::Firebird, 7, 12, 2, false, true, 11},
-                      RouteCase{NodeLayout::Compact, 7, 6, 3, true, false, 9}));
+                      RouteCase{NodeLayout::Compact, 7, 6, 3, true, false, 9}),
+    // Named by their fields: gtest's default name prints the struct's bytes, padding included,
+    // so the name ctest discovered could differ from the one it then ran.
+    [](const ::testing::TestParamInfo<RouteCase>& info) {
+      const RouteCase& c = info.param;
+      return std::string(c.layout == NodeLayout::Compact ? "Compact" : "Firebird") + "_left" +
+             std::to_string(c.left_sibling) + "_len" + std::to_string(c.max_len) + "_dups" +
+             std::to_string(c.dups) + (c.descending ? "_desc" : "_asc") +
+             (c.end_bucket ? "_endbucket" : "") + "_prefix" + std::to_string(c.prefix);
+    });
 
 Bytes inner_page(uint32_t ps) {
   std::vector<PageEntry> entries;
