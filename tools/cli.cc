@@ -526,8 +526,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*key) run_key(key_args, out);
     if (*load) run_load(load_args, err);
     if (*stat) run_stat(stat_args, out, err);
-    if (*demo) run_demo(demo_args, out, err);
-    if (*import) run_firebird_import(import_args, out);
+    if (*demo) {
+      check_page_size_argument(demo_args.page_size);
+      run_demo(demo_args, out, err);
+    }
+    if (*import) {
+      check_page_size_argument(import_args.page_size);
+      run_firebird_import(import_args, out);
+    }
     if (*report) run_report(report_file, report_output);
     tree_commands.run(out, err);
   } catch (const ArgumentError& e) {

@@ -1,7 +1,14 @@
 // Option checks shared by the CLI's subcommands (tools/cli_checks.h).
 #include "tools/cli_checks.h"
 
+#include <fmt/format.h>
+#include <pbtree/types.h>
+
+#include <algorithm>
 #include <charconv>
+#include <iterator>
+
+#include "tools/cli_errors.h"
 
 namespace pbtree::tools {
 
@@ -19,6 +26,14 @@ CLI::Validator whole_number_check(uint64_t min, uint64_t max, std::string range)
         return "";
       },
       "N");
+}
+
+void check_page_size_argument(uint32_t page_size) {
+  if (page_size != 0 &&
+      std::find(std::begin(kPageSizes), std::end(kPageSizes), page_size) == std::end(kPageSizes)) {
+    throw ArgumentError(
+        fmt::format("page size {} not supported (4096, 8192, 16384 or 32768)", page_size));
+  }
 }
 
 }  // namespace pbtree::tools

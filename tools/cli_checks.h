@@ -29,6 +29,11 @@ inline CLI::Validator page_size_check() {
   return whole_number_check(0, UINT32_MAX, "a page size: 4096, 8192, 16384 or 32768");
 }
 
+/// --page-size of load, import and demo once parsed: 0 (not given) or one of kPageSizes.
+/// Throws ArgumentError (exit status 2) "page size 1000 not supported (4096, 8192, 16384 or
+/// 32768)", the same for every command.
+void check_page_size_argument(uint32_t page_size);
+
 /// A count of rows or entries: 0 to 2^64 - 1.
 inline CLI::Validator count_check(std::string range) {
   return whole_number_check(0, UINT64_MAX, std::move(range));

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "file/file_create.h"
+#include "tools/cli_checks.h"
 #include "tools/cli_errors.h"
 #include "tools/compound_cli.h"
 #include "tools/load_pipeline.h"
@@ -162,11 +163,7 @@ IndexInfo load_index_file(const std::string& db_path, const IndexDefinition& def
   if (def.auto_format) def.format = default_key_format(def.type);
   check_key_format(def.type, def.format);
   // An unsupported --page-size is an argument error whether or not the file exists.
-  if (page_size != 0 &&
-      std::find(std::begin(kPageSizes), std::end(kPageSizes), page_size) == std::end(kPageSizes)) {
-    throw ArgumentError(
-        fmt::format("page size {} not supported (4096, 8192, 16384 or 32768)", page_size));
-  }
+  check_page_size_argument(page_size);
   std::error_code ec;
   const bool exists = std::filesystem::exists(db_path, ec);
   std::unique_ptr<IndexFile> file;

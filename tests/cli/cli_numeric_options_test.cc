@@ -108,6 +108,21 @@ TEST(CliNumericOptions, NegativePageSizeSaysThePageSizes) {
             "pbtree: --page-size: a page size: 4096, 8192, 16384 or 32768, not '-1'");
 }
 
+// An unsupported page size is an argument error (exit status 2) with the same message in
+// every command that takes --page-size, before any input is read or file made.
+TEST(CliNumericOptions, UnsupportedPageSizeIsAnArgumentErrorInDemo) {
+  const CliResult r = run({"demo", "--page-size", "1000", "--output", "/nonexistent/d.pbt"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "pbtree: page size 1000 not supported (4096, 8192, 16384 or 32768)\n");
+}
+
+TEST(CliNumericOptions, UnsupportedPageSizeIsAnArgumentErrorInImport) {
+  const CliResult r = run({"import", "/nonexistent/x.fdb", "/nonexistent/y.pbt", "--index", "I",
+                           "--page-size", "1000"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "pbtree: page size 1000 not supported (4096, 8192, 16384 or 32768)\n");
+}
+
 // --type takes one value each time it is given: the words after it are the values.
 TEST(CliNumericOptions, KeyValuesRightAfterTheType) {
   const CliResult r = run({"key", "--type", "integer", "5", "-3"});
