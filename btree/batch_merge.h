@@ -1,4 +1,4 @@
-// BatchMerge: the state and steps of one BTree::insert_batch (a friend of BTree): phase 1
+// BatchMerge: the state and steps of one BTree::insert_batch (a member of BTree): phase 1
 // (btree/batch_insert.cc) sorts nothing itself but checks the sorted batch and finds the
 // touched leaves and their runs; phase 2 (btree/batch_rewrite.cc) rewrites each run of leaves
 // with LevelRunBuilder (btree/leaf_run_builder.h) into the run's page numbers first, then the
@@ -21,8 +21,8 @@
 
 namespace pbtree {
 
-// One insert_batch's state (friend of BTree).
-struct BatchMerge {
+// One insert_batch's state (a member of BTree: BTree::BatchMerge).
+struct BTree::BatchMerge {
   // A touched leaf: its page, the descent's path (path[level]), its right sibling and the
   // batch entries [begin, end) that fall into it.
   struct Touched {

@@ -46,7 +46,6 @@ namespace pbtree {
 
 class EntryBatch;    // <pbtree/index_file.h>
 struct WriterCache;  // btree/leaf_writer.h
-struct TreeWriter;   // btree/tree_internal.h
 /// Where B-tree pages come from and go to.
 class PageAllocator {
  public:
@@ -101,10 +100,13 @@ class Cursor {
   /// (index order), clipped to the range.
   void seek(std::span<const uint8_t> key);
 
+  // The cursor's moves are its members, so they reach its state: Ops (forward moves, seeks,
+  // bounds, and open(), which BTree::scan and contains call; btree/cursor.cc) and Backward
+  // (btree/cursor_backward.h).
+  struct Ops;
+  struct Backward;
+
  private:
-  friend class BTree;
-  friend struct CursorOps;
-  friend struct CursorBackward;
   Cursor(const BTree* tree, ScanRange range) : tree_(tree), range_(std::move(range)) {}
   void start();
   void next_slow();
@@ -226,14 +228,21 @@ class BTree {
   /// out of code of your own.
   std::mutex& write_mutex() const { return write_mutex_; }
 
- private:
-  friend class Cursor;
-  friend struct CursorOps;
-  friend struct CursorBackward;
-  friend struct TreeWriter;  // one write operation's state (btree/tree_internal.h)
-  friend struct LeafWriter;  // the in-place leaf paths (btree/leaf_writer.cc)
-  friend struct BatchMerge;  // insert_batch's run rewrites (btree/batch_insert.cc)
+  // Readers (cursors too): crab down to the leaf where the first entry >= (key, recno) lives;
+  // returns the leaf pinned and shared-latched, plus the in-page find.
+  PageRef descend(std::span<const uint8_t> key, uint64_t recno, PageFind& found) const;
+  // Readers (cursors too): the leftmost / rightmost leaf, pinned and shared-latched.
+  PageRef descend_edge(bool rightmost) const;
 
+  // The write paths are the tree's members, so they reach its state: TreeWriter (one write
+  // operation's state, btree/tree_internal.h), LeafWriter (the in-place leaf paths,
+  // btree/leaf_writer.h) and BatchMerge (insert_batch's run rewrites, btree/batch_merge.h).
+  // The names are also aliases in namespace pbtree.
+  struct TreeWriter;
+  struct LeafWriter;
+  struct BatchMerge;
+
+ private:
   // insert(): throws UsageError, nothing changed, if (key, recno) would add a level beyond
   // level_limit() (btree/writer.cc): a dry run of insert_image while root_at_top(). Under
   // the writer mutex.
@@ -245,11 +254,6 @@ class BTree {
   void insert_image(TreeWriter& w, std::span<const uint8_t> key, uint64_t recno);
   void remove_image(TreeWriter& w, uint32_t leaf, std::span<const uint8_t> key, uint64_t recno);
 
-  // Readers: crab down to the leaf where the first entry >= (key, recno) lives; returns the
-  // leaf pinned and shared-latched, plus the in-page find.
-  PageRef descend(std::span<const uint8_t> key, uint64_t recno, PageFind& found) const;
-  // Readers: the leftmost / rightmost leaf, pinned and shared-latched.
-  PageRef descend_edge(bool rightmost) const;
   // Pins and shared-latches the root, retrying while it changes under us.
   PageRef latch_root() const;
   bool is_null_key(std::span<const uint8_t> key) const;
@@ -269,6 +273,12 @@ class BTree {
   // write_mutex_. shared_ptr: WriterCache is incomplete here.
   std::shared_ptr<WriterCache> writer_cache_;
 };
+
+using TreeWriter = BTree::TreeWriter;
+using LeafWriter = BTree::LeafWriter;
+using BatchMerge = BTree::BatchMerge;
+using CursorOps = Cursor::Ops;
+using CursorBackward = Cursor::Backward;
 
 /// Non-leaf pages that this thread's descents routed through their route tables without
 /// taking the page latch and whose step validated (btree/tree.cc), since the thread started.

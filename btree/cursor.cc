@@ -12,9 +12,16 @@
 
 namespace pbtree {
 
-struct CursorOps {
+struct Cursor::Ops {
+  // A cursor over `range` of `t`, not yet positioned (make) or at its first entry (open).
+  static Cursor make(const BTree* t, ScanRange range) { return Cursor(t, std::move(range)); }
+  static Cursor open(const BTree* t, ScanRange range) {
+    Cursor c(t, std::move(range));
+    c.start();
+    return c;
+  }
   // Moves `cur` to its right sibling (coupled: the sibling is latched first).
-  static void move_right(const BTree& t, ReadLatch& cur) { pbtree::move_right(t.pool_, cur); }
+  static void move_right(const BTree& t, ReadLatch& cur) { pbtree::move_right(t.pool(), cur); }
 
   // Counts one move of the cursor; more moves than the pages in use (WalkBound: file, log
   // and the pages only the pool holds yet) means the sibling chain loops (a corrupt file).
@@ -40,7 +47,7 @@ struct CursorOps {
     c.ahead_n_ = 0;
     c.ahead_pos_ = 0;
     c.ahead_stop_ = false;
-    const uint32_t ps = c.tree_->pool_.page_size();
+    const uint32_t ps = c.tree_->pool().page_size();
     // After a move right, the first key found must not sort below the last key of the page
     // left behind: a sibling chain that loops back (a corrupt file) is caught here, and by the
     // hop bound in move_right_checked when every key is equal.
@@ -65,7 +72,7 @@ struct CursorOps {
         n = node_with_key(d, ps, offset, c.key_);
       }
       if (hopped && !n.is_marker()) {
-        if (compare_keys(c.key_, before, c.tree_->def_.descending) < 0)
+        if (compare_keys(c.key_, before, c.tree_->definition().descending) < 0)
           corrupt_page(d, "first key sorts below the last key of the left sibling");
         hopped = false;
       }
@@ -126,7 +133,7 @@ struct CursorOps {
     c.ahead_n_ = 0;
     c.ahead_pos_ = 0;
     c.ahead_stop_ = false;
-    const uint32_t ps = c.tree_->pool_.page_size();
+    const uint32_t ps = c.tree_->pool().page_size();
     const uint8_t* page_end = d + ps;
     const uint16_t length = BtreePage(d).length();
     if (c.ahead_keys_.size() < 2048) c.ahead_keys_.resize(2048);
@@ -188,7 +195,7 @@ struct CursorOps {
     // search in the last one), instead of a check per next().
     const ScanRange& r = c.range_;
     if (!r.upper || c.ahead_n_ == 0) return;
-    const bool desc = c.tree_->def_.descending;
+    const bool desc = c.tree_->definition().descending;
     auto beyond = [&](const Cursor::Ahead& e) {
       std::span<const uint8_t> k(c.ahead_keys_.data() + e.key_offset, e.key_length);
       const int cmp = compare_keys(k, r.upper->key, desc);
@@ -234,11 +241,11 @@ struct CursorOps {
     c.in_view_ = false;
     PageFind f;
     ReadLatch cur(t.descend(key, recno, f), std::adopt_lock);
-    WalkBound bound(t.pool_);
+    WalkBound bound(t.pool());
     while (f.beyond_end_bucket) {
       bound.step(cur.data(), cur.ref().page_no(), "the right sibling chain loops back");
       move_right(t, cur);
-      f = find_in_frame(cur.ref(), key, t.def_.descending, recno, FindMode::LowerBound);
+      f = find_in_frame(cur.ref(), key, t.definition().descending, recno, FindMode::LowerBound);
     }
     if (!land_found(c, cur, f, key)) land_forward(c, cur, f.offset, false, false);
   }
@@ -281,7 +288,7 @@ struct CursorOps {
   // Ends the scan if the current entry lies outside the range.
   static void check_bounds(Cursor& c) {
     if (!c.valid_) return;
-    const bool desc = c.tree_->def_.descending;
+    const bool desc = c.tree_->definition().descending;
     const ScanRange& r = c.range_;
     bool out = false;
     const std::span<const uint8_t> key = c.key();
@@ -303,8 +310,8 @@ struct CursorOps {
 
   // The scan's edge target from its range (see Cursor::edge_key_).
   static void compute_edge(Cursor& c) {
-    const bool desc = c.tree_->def_.descending;
-    const size_t pad = c.tree_->pool_.page_size() / 4;
+    const bool desc = c.tree_->definition().descending;
+    const size_t pad = c.tree_->pool().page_size() / 4;
     const ScanRange& r = c.range_;
     c.has_edge_ = false;
     auto consider = [&](std::vector<uint8_t> key, uint64_t recno) {
@@ -384,7 +391,7 @@ void Cursor::next_slow() {
 }
 
 void Cursor::seek(std::span<const uint8_t> key) {
-  const bool desc = tree_->def_.descending;
+  const bool desc = tree_->definition().descending;
   std::vector<uint8_t> k(key.begin(), key.end());
   uint64_t recno = range_.backward ? kAfterAll : 0;
   if (has_edge_) {
@@ -403,13 +410,11 @@ void Cursor::seek(std::span<const uint8_t> key) {
 }
 
 Cursor BTree::scan(ScanRange range) const {
-  Cursor c(this, std::move(range));
-  c.start();
-  return c;
+  return CursorOps::open(this, std::move(range));
 }
 
 bool BTree::contains(std::span<const uint8_t> key, uint64_t recno) const {
-  Cursor c(this, ScanRange{});
+  Cursor c = CursorOps::make(this, ScanRange{});
   CursorOps::seek_forward(c, key, recno);
   return c.valid() && c.record_number() == recno &&
          compare_keys(c.key(), key, def_.descending) == 0;

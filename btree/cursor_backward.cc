@@ -12,7 +12,7 @@
 namespace pbtree {
 
 void CursorBackward::count_hop(Cursor& c, const uint8_t* d, uint32_t page_no, bool left) {
-  WalkBound::check(++c.hops_, c.tree_->pool_, page_no, d,
+  WalkBound::check(++c.hops_, c.tree_->pool(), page_no, d,
                    left ? "the left sibling chain loops back or does not link back"
                         : "the right sibling chain loops back",
                    false);
@@ -23,7 +23,7 @@ void CursorBackward::count_hop(Cursor& c, const uint8_t* d, uint32_t page_no, bo
 // Returns false if the left sibling changed under us (caller re-seeks).
 bool CursorBackward::fill_backward(Cursor& c, ReadLatch& cur, uint32_t boundary) {
   const BTree& t = *c.tree_;
-  const uint32_t ps = t.pool_.page_size();
+  const uint32_t ps = t.pool().page_size();
   for (;;) {
     const uint8_t* d = cur.data();
     const uint32_t first = first_node(d);
@@ -40,7 +40,7 @@ bool CursorBackward::fill_backward(Cursor& c, ReadLatch& cur, uint32_t boundary)
       if (left == here) {
         throw CorruptError(fmt::format("page {} (b-tree): left sibling is the page itself", here));
       }
-      ReadLatch l(t.pool_.pin(left));
+      ReadLatch l(t.pool().pin(left));
       if (!live_btree_page(l.data(), 0) || BtreePage(l.data()).sibling() != here) {
         // A split in progress (transient) or a broken link (lasting): the caller re-seeks;
         // after kMaxReaderRestarts in a row it is corruption.
@@ -116,11 +116,11 @@ void CursorBackward::seek_backward(Cursor& c, std::span<const uint8_t> key, uint
   for (;;) {
     PageFind f;
     ReadLatch cur(t.descend(key, recno, f), std::adopt_lock);
-    WalkBound bound(t.pool_);
+    WalkBound bound(t.pool());
     while (f.beyond_end_bucket) {
       bound.step(cur.data(), cur.ref().page_no(), "the right sibling chain loops back");
-      pbtree::move_right(t.pool_, cur);
-      f = find_in_frame(cur.ref(), key, t.def_.descending, recno, FindMode::LowerBound);
+      pbtree::move_right(t.pool(), cur);
+      f = find_in_frame(cur.ref(), key, t.definition().descending, recno, FindMode::LowerBound);
     }
     if (fill_backward(c, cur, f.offset)) return;
     std::this_thread::yield();  // fill_backward released `cur` and counts the re-seeks

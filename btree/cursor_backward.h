@@ -10,7 +10,7 @@
 
 namespace pbtree {
 
-struct CursorBackward {
+struct Cursor::Backward {
   /// Counts one move of the cursor; more moves than the pages in use (WalkBound: file, log and
   /// the pages only the pool holds yet) means the sibling chain loops: CorruptError. `page_no`:
   /// the page the cursor is on; `left`: the move went to the left sibling.

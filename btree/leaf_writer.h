@@ -79,7 +79,7 @@ PageEdit edit_page(PageRef& ref, uint32_t page_size, const LeafEdit& e, LeafEdit
                    const LeafEditScratch& s, uint32_t limit, const RemovedNode* removed);
 
 /// The fast paths; return false (nothing changed) when the general path must run.
-struct LeafWriter {
+struct BTree::LeafWriter {
   /// Inserts (key, recno) in place into its leaf. Throws DuplicateKeyError (as BTree::insert).
   static bool insert(BTree& t, std::span<const uint8_t> key, uint64_t recno);
   /// Inserts served by the rightmost-leaf cache so far (for tests).

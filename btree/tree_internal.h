@@ -102,7 +102,7 @@ inline void move_right(BufferPool& pool, ReadLatch& cur) {
 // One insert or remove: the path taken down (path[level] = page number), pages to give back
 // at the end, and the page-level operations. Pages are read without latches (the writer is
 // the only thread that changes pages) and written under exclusive latches.
-struct TreeWriter {
+struct BTree::TreeWriter {
   BTree& t;
   const uint32_t ps;
   std::vector<uint32_t> path;
