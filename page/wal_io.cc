@@ -1,6 +1,6 @@
 // Checked I/O of the write-ahead log (page/wal_io.h): whole reads and writes through the
 // injectable Io, sync, truncate, directory sync and warnings, each failure an IoError naming
-// the path and the call.
+// the path and the call; the log salt.
 #include "page/wal_io.h"
 
 #include <fcntl.h>
@@ -10,8 +10,17 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <random>
 
 namespace pbtree::wal_io {
+
+uint64_t new_salt() {
+  static std::mutex mutex;
+  static std::random_device device;
+  std::lock_guard lock(mutex);
+  return (uint64_t{device()} << 32) ^ device();
+}
 
 std::string errno_text() {
   return std::strerror(errno);

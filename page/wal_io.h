@@ -1,5 +1,5 @@
-// Checked I/O of the write-ahead log (page/wal.cc): whole reads and writes through the
-// injectable Io, sync, truncate, directory sync and warnings. Not installed.
+// Checked I/O of the write-ahead log (page/wal.cc, page/wal_open.cc): whole reads and writes
+// through the injectable Io, sync, truncate, directory sync and warnings. Not installed.
 #pragma once
 
 #include <pbtree/io.h>
@@ -12,6 +12,9 @@ namespace pbtree::wal_io {
 
 /// strerror(errno).
 std::string errno_text();
+
+/// A fresh random salt for a log header (thread-safe).
+uint64_t new_salt();
 /// Writes n bytes at `offset` (retrying short writes and EINTR). Throws IoError.
 void write_all(Io& io, int fd, const uint8_t* buf, size_t n, uint64_t offset,
                const std::string& path);
