@@ -249,9 +249,9 @@ KeyFormatChoice BulkLoader::choose_key_format(uint32_t page_size) {
   s.check_open();
   s.end_input();
   if (s.runs.empty()) {
-    s.phase("sample", 0, 0);
+    s.phase("sample", 0, s.entries);
     BatchEntries in_order(s.batch, s.def.descending);
-    return sample_sorted(in_order, s.def, page_size, {});
+    return sample_sorted(in_order, s.def, page_size, [&](uint64_t n) { s.progress(n); });
   }
   s.reduce();
   s.phase("sample", 0, s.entries);

@@ -87,6 +87,19 @@ TEST(CliProgress, WhatIfPrintsEntriesRead) {
   }
 }
 
+// --key-format auto samples the entries held in memory: its progress line counts them up to
+// the whole input (it said "sample: 0 rows" and stopped there).
+TEST(CliProgress, AutoFormatSampleCountsTheEntries) {
+  ScratchDir dir("progress-sample");
+  const std::string csv = dir.write("v.csv", testing::numbers(1, 1000));
+  StderrOffTerminal guard;
+  testing::CliResult r = run({"load", dir.file("x.pbt"), "--index", "I", "--type", "bigint",
+                              "--key-format", "auto", "--input", csv, "--progress"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("load I: sample: 1,000 / 1,000 rows (100%)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("sample: 0 rows"), std::string::npos) << r.err;
+}
+
 TEST(CliProgress, WhatIfWithoutFlagOffTerminalPrintsNothing) {
   ScratchDir dir("progress-what-if-off");
   const std::string db = small_file(dir);

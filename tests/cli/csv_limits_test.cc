@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -83,17 +84,19 @@ class CliInputLimits : public ::testing::Test {
  protected:
   CliInputLimits() : dir_("limits"), db_(dir_.file("t.pbt")) {}
 
-  // Runs build/bin/pbtree ARGS as a child process; returns its exit code and stderr, and its
-  // peak resident set in KiB (getrusage of the waited-for child).
+  // Runs build/bin/pbtree ARGS as a child of pbtree-rss-child (tests/support/rss_child.cc,
+  // which says why); returns its exit code, stderr and peak resident set in KiB.
   struct Run {
     int code;
     std::string err;
     long max_rss_kib;
   };
   Run run_process(const std::vector<std::string>& args) {
+    const std::string helper = std::string(PBTREE_BIN_DIR) + "/pbtree-rss-child";
     const std::string exe = std::string(PBTREE_BIN_DIR) + "/pbtree";
     const std::string err_path = dir_.file("stderr.txt");
-    std::vector<std::string> storage{exe};
+    const std::string rss_path = dir_.file("rss.txt");
+    std::vector<std::string> storage{helper, rss_path, exe};
     storage.insert(storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (std::string& s : storage) argv.push_back(s.data());
@@ -102,13 +105,16 @@ class CliInputLimits : public ::testing::Test {
     if (pid == 0) {
       int fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       ::dup2(fd, 2);
-      ::execv(exe.c_str(), argv.data());
+      ::execv(helper.c_str(), argv.data());
       ::_exit(127);
     }
     int status = 0;
-    rusage usage{};
-    ::wait4(pid, &status, 0, &usage);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_bytes(err_path), usage.ru_maxrss};
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "pbtree-rss-child failed";
+    int code = -1;
+    long rss = -1;
+    std::istringstream(read_bytes(rss_path)) >> code >> rss;
+    return {code, read_bytes(err_path), rss};
   }
 
   // `out` gets `total` bytes of NULs in one zstd frame, compressed while streaming.
