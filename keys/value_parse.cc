@@ -18,20 +18,9 @@ using namespace keys_internal;
 
 namespace {
 
-/// `text` as a message shows it: a byte below 0x20 or 0x7f as \xNN (a NUL would end the message
-/// where it is printed as a C string), at most 64 bytes and then "...".
+/// `text` as a message shows it: shown_text (util/bytes.h), at most 80 bytes and then "...".
 std::string shown(std::string_view text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (i == 64) return out + "...";
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
+  return shown_text(text, 80) + (text.size() > 80 ? "..." : "");
 }
 
 /// True if `text` is a number in decimal or scientific notation (to tell "not an integer"

@@ -10,6 +10,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
+
+#include "util/bytes.h"
 
 namespace pbtree::tools {
 
@@ -315,18 +318,7 @@ void CsvReader::check_field_slow(size_t field, size_t start, size_t end) const {
 
 void CsvReader::too_long(const char* what, size_t start, size_t length, size_t limit,
                          const std::string& why) const {
-  std::string shown;
-  const size_t n = std::min<size_t>(length, 80);
-  for (size_t k = 0; k < n; ++k) {
-    const unsigned char c = static_cast<unsigned char>(buf_[start + k]);
-    if (c >= 0x20 && c < 0x7F && c != '\\') {
-      shown += static_cast<char>(c);
-    } else {
-      char esc[8];
-      std::snprintf(esc, sizeof esc, "\\x%02X", c);
-      shown += esc;
-    }
-  }
+  const std::string shown = shown_text(std::string_view(buf_.data() + start, length), 80);
   throw InputError(name_, next_line_,
                    std::string(what) + " longer than " + std::to_string(limit) + " bytes (" + why +
                        "): starts '" + shown + "'");

@@ -1,5 +1,6 @@
 // Small byte-string helpers shared by every layer: common prefix, prefix test, appending a
-// node's suffix to a key, and the hex dump used in messages. Depends on nothing of pbtree.
+// node's suffix to a key, the hex dump and the escaped text used in messages. Depends on nothing of
+// pbtree.
 #pragma once
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pbtree {
@@ -48,6 +50,26 @@ inline std::string hex_bytes(std::span<const uint8_t> bytes) {
 /// hex_bytes(), or "(empty)" for no bytes: a key in error messages.
 inline std::string key_hex(std::span<const uint8_t> bytes) {
   return bytes.empty() ? std::string("(empty)") : hex_bytes(bytes);
+}
+
+/// The first `max` bytes of `text` as a message shows them: printable ASCII as it is, any
+/// other byte and the backslash as \xNN (upper-case hex), so that a NUL cannot end the message
+/// where it is printed as a C string. The caller says whether there was more.
+inline std::string shown_text(std::string_view text, size_t max) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  const size_t n = std::min(text.size(), max);
+  for (size_t k = 0; k < n; ++k) {
+    const auto c = static_cast<unsigned char>(text[k]);
+    if (c >= 0x20 && c < 0x7F && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
 }
 
 }  // namespace pbtree

@@ -211,14 +211,15 @@ TEST(KeysParse, IntegerMalformedMessages) {
   EXPECT_THAT(parse_error("integer", " 1"), HasSubstr("malformed integer ' 1'"));
 }
 
-// A control byte in a value is shown escaped: a NUL would end the message where it is
-// printed as a C string. A long value is cut after 64 bytes.
+// A control byte in a value is shown escaped, as the CSV reader shows one (util/bytes.h
+// shown_text): a NUL would end the message where it is printed as a C string. A long value is
+// cut after 80 bytes.
 TEST(KeysParse, MessagesShowControlBytesEscapedAndLongValuesCut) {
   EXPECT_EQ(parse_error("bigint", std::string("ab\0c\x7f\n", 6)),
-            "malformed integer 'ab\\x00c\\x7f\\x0a' for bigint (expected an optional sign and "
+            "malformed integer 'ab\\x00c\\x7F\\x0A' for bigint (expected an optional sign and "
             "decimal digits)");
-  EXPECT_EQ(parse_error("double", std::string(70, 'z')),
-            "malformed double '" + std::string(64, 'z') + "...' for double");
+  EXPECT_EQ(parse_error("double", std::string(90, 'z')),
+            "malformed double '" + std::string(80, 'z') + "...' for double");
 }
 
 TEST(KeysParse, IntegerRefusesFraction) {
