@@ -358,6 +358,11 @@ WalRecovery IndexFile::log_recovery() const {
   return impl_->file.recovery();
 }
 
+std::string IndexFile::log_path() const {
+  const Wal* wal = impl_->file.wal();
+  return wal == nullptr ? std::string() : wal->path();
+}
+
 uint32_t IndexFile::log_committed_frames() const {
   const Wal* wal = impl_->file.wal();
   return wal == nullptr ? 0 : wal->committed_frames();

@@ -252,9 +252,10 @@ void run_verify(const VerifyArgs& a, std::ostream& out, std::ostream& err) {
   if (const uint32_t frames = index_file->log_committed_frames(); frames != 0) {
     // Verify reads, never writes: the log is read through, not checkpointed.
     out << fmt::format(
-        "log: {}-wal holds {} committed frame{} up to commit {}, not yet checkpointed: verified "
+        "log: {} holds {} committed frame{} up to commit {}, not yet checkpointed: verified "
         "through the log (pbtree checkpoint folds it into the file)\n",
-        a.db, frames, frames == 1 ? "" : "s", index_file->log_recovery().checkpoint);
+        index_file->log_path(), frames, frames == 1 ? "" : "s",
+        index_file->log_recovery().checkpoint);
   }
   if (a.index.empty()) {
     // Pages past the header's page count: a bulk load that never committed (killed, or failed

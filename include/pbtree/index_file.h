@@ -198,6 +198,10 @@ class IndexFile {
   WalRecovery log_recovery() const;
   /// Frames of committed batches still only in the log (0: the file alone is complete).
   uint32_t log_committed_frames() const;
+  /// The path of the file's log as opened: "<path>-wal" for the name the file was first
+  /// opened by (beside a symbolic link's target), or the one recorded in the file when it is
+  /// reached by another name (a hard link). Empty when no log is open.
+  std::string log_path() const;
 
   const std::string& path() const;
   uint32_t page_size() const;

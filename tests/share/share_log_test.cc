@@ -8,6 +8,7 @@
 #include <pbtree/index_file.h>
 #include <pbtree/keys.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -93,6 +94,65 @@ TEST(ShareLog, AfterCheckpointTheFileAloneGivesTheSameScanAndStat) {
   EXPECT_EQ(std::count(scan_copy.out.begin(), scan_copy.out.end(), '\n'), 3000);
   EXPECT_EQ(run({"stat", copy}).out, run({"stat", db}).out);
   EXPECT_EQ(run({"verify", copy}).code, 0);
+}
+
+// Verify through a second name (a hard link) reads the file's one log and names it, not a
+// "<second name>-wal" that does not exist.
+TEST(ShareLog, VerifyThroughAHardLinkNamesTheFilesOwnLog) {
+  ScratchDir dir("log-verify-link");
+  const std::string db = std::filesystem::absolute(dir.file("db.pbt")).string();
+  const std::string other = std::filesystem::absolute(dir.file("other.pbt")).string();
+  make_file(db);
+  commit_into_the_log(db, 1, 500);
+  ASSERT_EQ(::link(db.c_str(), other.c_str()), 0);
+  auto verify = run({"verify", other});
+  EXPECT_EQ(verify.code, 0) << verify.err;
+  EXPECT_NE(verify.out.find("log: " + db + "-wal holds "), std::string::npos) << verify.out;
+  EXPECT_FALSE(std::filesystem::exists(other + "-wal"));
+}
+
+// A file without a log is already complete: in a directory where no log can be created,
+// checkpoint says so and exits 0 (it used to fail creating a log it would remove again). The
+// CLI runs as a child process; under root, as user nobody, to whom the directory is read-only.
+TEST(ShareLog, CheckpointWithoutALogInAReadOnlyDirectorySaysTheFileIsComplete) {
+  ScratchDir dir("log-checkpoint-read-only");
+  const std::string sub = dir.file("ro"), db = dir.file("ro/db.pbt");
+  std::filesystem::create_directory(sub);
+  make_file(db);
+  const bool root = ::geteuid() == 0;
+  if (root) {
+    ASSERT_EQ(::chmod(dir.file("").c_str(), 0755), 0);
+    ASSERT_EQ(::chown(sub.c_str(), 65534, 65534), 0);
+    ASSERT_EQ(::chown(db.c_str(), 65534, 65534), 0);
+  }
+  ASSERT_EQ(::chmod(sub.c_str(), 0555), 0);
+  const std::string bytes = read_bytes(db);
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  const std::string cli = std::string(PBTREE_BIN_DIR) + "/pbtree";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::dup2(out[1], 1);
+    ::dup2(out[1], 2);
+    if (root && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(99);
+    ::execl(cli.c_str(), cli.c_str(), "checkpoint", db.c_str(), static_cast<char*>(nullptr));
+    ::_exit(98);
+  }
+  ::close(out[1]);
+  std::string text;
+  char chunk[512];
+  for (ssize_t n; (n = ::read(out[0], chunk, sizeof chunk)) > 0;) text.append(chunk, n);
+  ::close(out[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ::chmod(sub.c_str(), 0755);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << text;
+  EXPECT_EQ(text,
+            fmt::format("checkpoint: {}: 0 committed frames copied into the file; no log\n", db));
+  EXPECT_FALSE(std::filesystem::exists(db + "-wal"));
+  EXPECT_EQ(read_bytes(db), bytes);
 }
 
 TEST(ShareLog, CheckpointWithAReaderHoldingASnapshotExitsThreeAndChangesNothing) {
