@@ -7,6 +7,7 @@
 #include <pbtree/keys.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include "node/btree_page.h"
 #include "node/jump_table.h"
 #include "node/node.h"
+#include "node/packed_block.h"
 #include "node/page_image.h"
 #include "node/page_search.h"
 
@@ -190,6 +192,43 @@ int main(int argc, char** argv) {
     Bytes in{1, type};
     for (const char* c = text; *c; ++c) in.push_back(static_cast<uint8_t>(*c));
     put(root / "fuzz_key", "text_" + std::to_string(n++), in);
+  }
+  // fuzz_packed: packed leaf blocks (node/packed_block.h) in each key and record-number mode.
+  {
+    struct Run {
+      const char* name;
+      std::vector<Bytes> keys;
+      std::vector<uint64_t> recnos;
+    };
+    std::vector<Run> runs(4);
+    runs[0].name = "constant";
+    runs[1].name = "for_patched";
+    runs[2].name = "duplicates_for";
+    runs[3].name = "raw";
+    for (int i = 0; i < 60; ++i) {
+      runs[0].keys.push_back({0x40, static_cast<uint8_t>(2 * i + 1)});
+      runs[0].recnos.push_back(100 + 3 * i);
+      runs[1].keys.push_back({0x41, static_cast<uint8_t>(i * i % 251), 0x07});
+      runs[1].recnos.push_back(i % 20 == 19 ? 100000 + i : i + 1);
+      runs[2].keys.push_back({0x42, static_cast<uint8_t>(i / 3 + 1)});
+      runs[2].recnos.push_back((i % 3) * 1000 + i);
+      Bytes wide(18, 0x55);
+      wide[17] = static_cast<uint8_t>(i + 1);
+      runs[3].keys.push_back(wide);
+      runs[3].recnos.push_back(7);
+    }
+    std::sort(runs[1].keys.begin(), runs[1].keys.end());
+    std::sort(runs[1].recnos.begin(), runs[1].recnos.end());
+    for (Run& r : runs) {
+      std::vector<PackedEntry> entries;
+      for (size_t i = 0; i < r.keys.size(); ++i) {
+        const uint64_t recno = r.name == std::string("raw") ? i + 1 : r.recnos[i];
+        entries.push_back({r.keys[i], recno});
+      }
+      Bytes block{0};  // byte 0: ascending, no key type (fuzz/fuzz_packed.cc)
+      encode_packed_block(entries, 0, false, block);
+      put(root / "fuzz_packed", r.name, block);
+    }
   }
   return 0;
 }

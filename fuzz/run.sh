@@ -17,7 +17,7 @@ SECONDS_PER_TARGET="${1:-30}"
 shift || true
 TARGETS=("$@")
 if [ ${#TARGETS[@]} -eq 0 ]; then
-  TARGETS=(fuzz_page fuzz_node fuzz_key fuzz_open fuzz_wal fuzz_firebird fuzz_csv fuzz_build)
+  TARGETS=(fuzz_page fuzz_node fuzz_key fuzz_open fuzz_wal fuzz_firebird fuzz_csv fuzz_build fuzz_packed)
 fi
 
 # build-fuzz is also .ci/run's ASan+UBSan tree for the whole suite (PBTREE_BUILD_TESTS=ON
