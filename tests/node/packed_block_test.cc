@@ -161,11 +161,14 @@ TEST(PackedBlock, AllEqualKeysWithAscendingRecordNumbers) {
 }
 
 TEST(PackedBlock, EmptyKeysFirstAndLast) {
-  // NULL keys are empty: first on an ascending page; an empty key after a prefix-free run
-  // cannot come last in memcmp order, so "last" is a block of empty keys alone.
+  // The NULL key of an ascending index is empty and sorts first; a descending index's is the
+  // byte FF (null_key) and sorts last; a block of NULLs alone has no key bytes.
   const RoundTrip first = round_trip({{}, {}, {0x10}, {0x20, 0x01}}, {1, 2, 3, 4}, 0);
   EXPECT_EQ(first.block.key(0).size(), 0u);
   EXPECT_EQ(first.block.key(1).size(), 0u);
+  const RoundTrip last =
+      round_trip({{0x10}, {0x20, 0x01}, null_key(true), null_key(true)}, {1, 2, 3, 4}, 0, true);
+  EXPECT_EQ(last.block.key(3).size(), 1u);
   const RoundTrip only = round_trip({{}, {}, {}}, {5, 9, 11}, 0);
   EXPECT_EQ(only.block.modes.width, 0);
 }
