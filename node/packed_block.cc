@@ -236,8 +236,10 @@ bool value_deltas(std::span<const PackedEntry> entries, const PackedKeyType& kt,
       scale = v.scale;
     } else {
       if (v.scale != scale) return false;
-      const __int128 d = kt.descending ? prev - v.coefficient : v.coefficient - prev;
-      if (d < 0) return false;
+      __int128 d = 0;
+      const bool over = kt.descending ? __builtin_sub_overflow(prev, v.coefficient, &d)
+                                      : __builtin_sub_overflow(v.coefficient, prev, &d);
+      if (over || d < 0) return false;
       deltas.push_back(static_cast<u128>(d));
     }
     prev = v.coefficient;

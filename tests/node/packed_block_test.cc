@@ -278,6 +278,21 @@ TEST(PackedBlock, IrregularDigitKeysAreCodedInValueSpace) {
   EXPECT_LT(value_space.bytes.size(), key_space.bytes.size());
 }
 
+TEST(PackedBlock, Int128ValuesWhoseGapPasses127BitsStayInKeySpace) {
+  // -10^38 and 10^38: the gap between them does not fit a signed 128-bit delta.
+  const TypeSpec int128 = TypeSpec::parse("int128");
+  const PackedKeyType kt{int128, KeyFormat::Bcd, false};
+  Keys keys;
+  for (const char* v :
+       {"-100000000000000000000000000000000000000", "100000000000000000000000000000000000000"}) {
+    KeyBuffer k;
+    build_key(int128, KeyFormat::Bcd, parse_value(int128, v), false, k);
+    keys.push_back({k.bytes().begin(), k.bytes().end()});
+  }
+  const RoundTrip r = round_trip(keys, {1, 2}, 0, false, &kt);
+  EXPECT_FALSE(r.block.modes.value_space);
+}
+
 TEST(PackedBlock, ValueSpaceBlockWithoutTheKeyTypeIsCorrupt) {
   const TypeSpec bigint = TypeSpec::parse("bigint");
   const PackedKeyType kt{bigint, KeyFormat::Decimal128, false};
