@@ -9,6 +9,8 @@
 #include <cstring>
 #include <string>
 
+#include "util/coding.h"
+
 namespace pbtree {
 
 namespace {
@@ -27,20 +29,13 @@ uint32_t bit_width(u128 v) {
 }
 
 size_t varint_bytes(u128 v) {
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    ++n;
-  }
-  return n;
+  return varint128_size(v);
 }
 
 void put_varint(std::vector<uint8_t>& out, u128 v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<uint8_t>(v) | 0x80);
-    v >>= 7;
-  }
-  out.push_back(static_cast<uint8_t>(v));
+  uint8_t bytes[19];
+  const uint32_t n = put_varint128(v, bytes);
+  out.insert(out.end(), bytes, bytes + n);
 }
 
 size_t packed_bytes(size_t count, uint32_t width) {
@@ -147,14 +142,10 @@ class Reader {
   }
   u128 varint() {
     u128 v = 0;
-    for (uint32_t shift = 0;; shift += 7) {
-      if (shift > 126) fail("a varint longer than 128 bits");
-      const uint8_t b = byte();
-      const u128 part = static_cast<u128>(b & 0x7F) << shift;
-      if (shift == 126 && (b & 0x7C) != 0) fail("a varint longer than 128 bits");
-      v |= part;
-      if ((b & 0x80) == 0) return v;
-    }
+    const uint32_t n = read_varint128(in_.data() + pos_, in_.size() - pos_, v);
+    if (n == 0) fail("a varint past the block's end or over 128 bits");
+    pos_ += n;
+    return v;
   }
   // `count` values of `width` bits.
   void bits(size_t count, uint32_t width, std::vector<u128>& out) {

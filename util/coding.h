@@ -1,7 +1,8 @@
 // Byte coding of on-disk integers, the one home of every fixed-width and varint codec:
 // little-endian fields of pages (native on x86-64, as Firebird's), big-endian words of
 // normalized keys, and the 7-bit varints of B-tree nodes (least-significant group first, 0x80
-// = another byte follows) with an inline unchecked fast path. Depends on nothing of pbtree.
+// = another byte follows) with an inline unchecked fast path, and their 128-bit form (the packed
+// leaf blocks' streams, node/packed_block.h). Depends on nothing of pbtree.
 #pragma once
 
 #include <cstdint>
@@ -75,6 +76,41 @@ inline uint32_t put_varint(uint64_t value, uint8_t* out) {
     if ((b & 0x80) == 0) return true;
   }
   return false;
+}
+
+/// Bytes of a 7-bit varint of the 128-bit `value` (1..19).
+inline uint32_t varint128_size(unsigned __int128 value) {
+  uint32_t n = 1;
+  while (value >= 0x80) {
+    value >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+/// Writes the 128-bit `value` as a 7-bit varint at `out`; returns the bytes written.
+inline uint32_t put_varint128(unsigned __int128 value, uint8_t* out) {
+  uint32_t n = 0;
+  do {
+    uint8_t b = value & 0x7F;
+    value >>= 7;
+    if (value != 0) b |= 0x80;
+    out[n++] = b;
+  } while (value != 0);
+  return n;
+}
+
+/// Reads a 128-bit varint from the `available` bytes at `p`; returns the bytes it took, or 0
+/// when it runs past them or holds more than 128 bits.
+inline uint32_t read_varint128(const uint8_t* p, size_t available, unsigned __int128& value) {
+  value = 0;
+  for (uint32_t i = 0; i < 19 && i < available; ++i) {
+    const uint8_t b = p[i];
+    if (i == 18 && (b & 0x7C) != 0) return 0;  // bits past 2^128
+    value |= static_cast<unsigned __int128>(b & 0x7F) << (7 * i);
+    if ((b & 0x80) == 0) return i + 1;
+  }
+  return 0;
 }
 
 }  // namespace pbtree

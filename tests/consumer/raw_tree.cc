@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
     expect(throws_pbtree_error([&] { pbtree::TypeSpec::parse("bigintx"); }), "bad type name");
 
     file->commit();
+    expect(file->log_path() == path + "-wal", "the writer's log beside the file");
     expect(file->checkpoint(1000), "checkpoint");
     expect(file->last_checkpoint().pages_written > 0, "checkpoint wrote pages");
     file->backup(copy);

@@ -56,6 +56,16 @@ std::vector<uint64_t> iota(size_t n, uint64_t from, uint64_t step) {
   return v;
 }
 
+// A block whose keys and record numbers are both CONSTANT_DELTA with implied lengths: its key
+// width and size in bytes.
+void expect_constant_block(const RoundTrip& r, uint8_t width, size_t bytes) {
+  EXPECT_EQ(r.block.modes.key, 0);
+  EXPECT_EQ(r.block.modes.recno, 0);
+  EXPECT_EQ(r.block.modes.length, 0);
+  EXPECT_EQ(r.block.modes.width, width);
+  EXPECT_EQ(r.bytes.size(), bytes);
+}
+
 TEST(PackedBlock, OneEntryIsTheHeadAlone) {
   const RoundTrip r = round_trip({{0xC0, 0x2A, 0x01}}, {77}, 1);
   // count, modes, W, L0, 2 key bytes, 5 record-number bytes.
@@ -75,12 +85,8 @@ TEST(PackedBlock, ConstantKeyAndRecordDeltasTakeNoBitsPerEntry) {
 TEST(PackedBlock, ImpliedLengthsWhenNoKeyEndsInAZeroByte) {
   Keys keys;
   for (uint64_t i = 0; i < 100; ++i) keys.push_back({0x40, static_cast<uint8_t>(2 * i + 1)});
-  const RoundTrip r = round_trip(keys, iota(100, 1000, 7), 0);
-  EXPECT_EQ(r.block.modes.key, 0);
-  EXPECT_EQ(r.block.modes.recno, 0);
-  EXPECT_EQ(r.block.modes.length, 0);
   // head 3 + 1 + 2 + 5, key delta varint 2, record delta varint 7.
-  EXPECT_EQ(r.bytes.size(), 13u);
+  expect_constant_block(round_trip(keys, iota(100, 1000, 7), 0), 2, 13);
 }
 
 TEST(PackedBlock, PartSizesAddUpToTheBlock) {
@@ -152,12 +158,8 @@ TEST(PackedBlock, RandomRecordNumbersUseFrameOfReference) {
 
 TEST(PackedBlock, AllEqualKeysWithAscendingRecordNumbers) {
   const Keys keys(128, std::vector<uint8_t>{0xAB, 0xCD});
-  const RoundTrip r = round_trip(keys, iota(128, 3, 2), 2);
-  EXPECT_EQ(r.block.modes.width, 0);
-  EXPECT_EQ(r.block.modes.key, 0);
-  EXPECT_EQ(r.block.modes.recno, 0);
   // head 3 + 1 + 0 + 5, key delta 0, record delta 2.
-  EXPECT_EQ(r.bytes.size(), 11u);
+  expect_constant_block(round_trip(keys, iota(128, 3, 2), 2), 0, 11);
 }
 
 TEST(PackedBlock, EmptyKeysFirstAndLast) {
