@@ -42,8 +42,9 @@ inline void store_be64(uint8_t* p, uint64_t v) {
   std::memcpy(p, &v, 8);
 }
 
-/// Bytes of a 7-bit varint of `value` (1..10).
-inline uint32_t varint_size(uint64_t value) {
+/// Bytes of a 7-bit varint of the unsigned `value` (64 bits: 1..10; 128 bits: 1..19).
+template <class U>
+inline uint32_t varint_size_of(U value) {
   uint32_t n = 1;
   while (value >= 0x80) {
     value >>= 7;
@@ -52,8 +53,9 @@ inline uint32_t varint_size(uint64_t value) {
   return n;
 }
 
-/// Writes `value` as a 7-bit varint at `out`; returns the bytes written (varint_size()).
-inline uint32_t put_varint(uint64_t value, uint8_t* out) {
+/// Writes the unsigned `value` as a 7-bit varint at `out`; returns the bytes written.
+template <class U>
+inline uint32_t put_varint_of(U value, uint8_t* out) {
   uint32_t n = 0;
   do {
     uint8_t b = value & 0x7F;
@@ -62,6 +64,16 @@ inline uint32_t put_varint(uint64_t value, uint8_t* out) {
     out[n++] = b;
   } while (value != 0);
   return n;
+}
+
+/// Bytes of a 7-bit varint of `value` (1..10).
+inline uint32_t varint_size(uint64_t value) {
+  return varint_size_of(value);
+}
+
+/// Writes `value` as a 7-bit varint at `out`; returns the bytes written (varint_size()).
+inline uint32_t put_varint(uint64_t value, uint8_t* out) {
+  return put_varint_of(value, out);
 }
 
 /// A varint of at most `max_bytes` bytes at p, no bounds checks (the caller made sure they are
@@ -80,24 +92,12 @@ inline uint32_t put_varint(uint64_t value, uint8_t* out) {
 
 /// Bytes of a 7-bit varint of the 128-bit `value` (1..19).
 inline uint32_t varint128_size(unsigned __int128 value) {
-  uint32_t n = 1;
-  while (value >= 0x80) {
-    value >>= 7;
-    ++n;
-  }
-  return n;
+  return varint_size_of(value);
 }
 
 /// Writes the 128-bit `value` as a 7-bit varint at `out`; returns the bytes written.
 inline uint32_t put_varint128(unsigned __int128 value, uint8_t* out) {
-  uint32_t n = 0;
-  do {
-    uint8_t b = value & 0x7F;
-    value >>= 7;
-    if (value != 0) b |= 0x80;
-    out[n++] = b;
-  } while (value != 0);
-  return n;
+  return put_varint_of(value, out);
 }
 
 /// Reads a 128-bit varint from the `available` bytes at `p`; returns the bytes it took, or 0
