@@ -21,6 +21,9 @@ WriterCache::WriterCache(uint32_t ps)
       nodes(size_t{ps} * 2),
       page_size(ps),
       split_page(size_t{ps} * 2) {
+  split.keys.reserve(size_t{ps} * 4);
+  split.at.reserve(ps / 2);
+  split.entries.reserve(ps / 2);
   prev_key.reserve(ps);
   x_key.reserve(ps);
   rm_key.reserve(ps);
@@ -222,14 +225,16 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
         // End-of-page reserve (insert_node, Firebird v5.0.4 src/jrd/btr.cpp): else the rightmost
         // split runs.
         const int64_t limit = int64_t{ps} - 6 - int64_t(key.size());
+        RightmostAppend append{&ref, &c, key, recno, pn, ctx, &e, c.rm_key};
         if (int64_t{c.rm_length} + n_size > limit) {
-          return split_append(t, c, ref, key, recno, pn, ctx, e);
+          return store_split(t, c, ref, c.rm_leaf, e, key, recno, &append);
         }
         LeafEditPlan plan;
         const uint32_t old_jump = bp.jump_size();
         const InsertedNode ins{n_size, key, recno};
         const PageEdit done = edit_page(ref, ps, e, plan, s, static_cast<uint32_t>(limit), &ins);
-        if (done == PageEdit::None) return split_append(t, c, ref, key, recno, pn, ctx, e);
+        if (done == PageEdit::None)
+          return store_split(t, c, ref, c.rm_leaf, e, key, recno, &append);
         ++c.appends;
         if (done == PageEdit::Relaid) {  // node offsets moved: the next append descends
           c.rm_leaf = 0;
@@ -329,12 +334,12 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
   // A node that becomes the last one leaves the end-of-page reserve (insert_node) free.
   const int64_t limit = x.is_marker() ? int64_t{ps} - 6 - int64_t(key.size()) : int64_t{ps};
   if (int64_t{h.length} + n_size + x_size - x.size > limit) {
-    return !x.is_marker() && split_middle(t, c, ref, leaf, e, key, recno);
+    return store_split(t, c, ref, leaf, e, key, recno, nullptr);
   }
   LeafEditPlan plan;
   const InsertedNode ins{n_size, key, recno};
   const PageEdit done = edit_page(ref, ps, e, plan, s, static_cast<uint32_t>(limit), &ins);
-  if (done == PageEdit::None) return !x.is_marker() && split_middle(t, c, ref, leaf, e, key, recno);
+  if (done == PageEdit::None) return store_split(t, c, ref, leaf, e, key, recno, nullptr);
   if (done == PageEdit::InPlace && h.sibling == 0 &&
       x.is_end_level()) {  // appended to the rightmost leaf: cache it
     c.rm_leaf = leaf;
@@ -344,6 +349,51 @@ bool LeafWriter::insert(BTree& t, std::span<const uint8_t> key, uint64_t recno) 
     c.rm_key.assign(key.begin(), key.end());
     c.rm_recno = recno;
     c.rm_in_rule = plan.rebuild || plan.new_jump_count == 0;
+  }
+  return true;
+}
+
+bool LeafWriter::store_split(BTree& t, WriterCache& c, PageRef& ref, uint32_t leaf,
+                             const LeafEdit& e, std::span<const uint8_t> key, uint64_t recno,
+                             RightmostAppend* append) {
+  if (!c.leaf_splits) return false;
+  const uint32_t ps = t.pool_.page_size();
+  const uint8_t* d = ref.data();
+  const BtreeHeader h = check_btree_header(d, ps);
+  const uint32_t first = kBtreeHeaderSize + h.jump_size;
+  const int64_t grown = int64_t{h.length} + int64_t(e.bytes.size()) - e.old_len;
+  if (grown > int64_t{ps} * 2 || e.pos < first || e.pos + e.old_len > h.length) return false;
+  // The page with the insert applied (it may pass page_size): header, jump table and nodes
+  // before the edit, the edit's bytes, then the tail.
+  uint8_t* p = c.split_page.data();
+  const uint32_t tail = e.pos + e.old_len;
+  std::memcpy(p, d, e.pos);
+  std::memcpy(p + e.pos, e.bytes.data(), e.bytes.size());
+  std::memcpy(p + e.pos + e.bytes.size(), d + tail, h.length - tail);
+  SplitInput in;
+  in.header = h;
+  in.bytes = std::span<const uint8_t>(p, static_cast<size_t>(grown));
+  in.inserted_offset = e.pos;
+  in.scratch = &c.split;
+  in.append = append;
+  TreeWriter w(t);
+  w.descend(key, recno);
+  const SplitResult r = w.store(0, leaf, in);
+  w.finish();
+  if (r.in_frame) {
+    // The new page is the rightmost leaf now, in encode_page's rule.
+    const PageRef nr = t.pool_.pin(r.new_page);
+    c.rm_leaf = r.new_page;
+    c.rm_version = nr.version();
+    c.rm_length = r.right_length;
+    c.rm_last_offset = BtreePage(nr.data()).first_node();
+    c.rm_key.assign(key.begin(), key.end());
+    c.rm_recno = recno;
+    c.rm_in_rule = true;
+    ++c.splits;
+  } else {
+    c.rm_leaf = 0;
+    if (r.split) ++c.byte_splits;
   }
   return true;
 }

@@ -10,9 +10,25 @@
 #include <vector>
 
 #include "btree/btree.h"
+#include "btree/tree_internal.h"
 #include "node/leaf_edit.h"
+#include "node/page_image.h"
 
 namespace pbtree {
+
+/// Buffers of TreeWriter::decode_entries (btree/split.cc), kept by the writer between
+/// operations: every full key of an over-full page, one after another, and the entries' views.
+struct SplitScratch {
+  struct At {
+    size_t key = 0;  ///< offset in `keys`
+    uint32_t length = 0;
+    uint64_t recno = 0;
+    uint32_t child = 0;
+  };
+  std::vector<uint8_t> keys;
+  std::vector<At> at;
+  std::vector<EntryRef> entries;
+};
 
 /// The writer's state kept between operations (BTree::writer_cache_): scratch buffers sized
 /// for the page size once, and the rightmost leaf of the last append.
@@ -35,16 +51,14 @@ struct WriterCache {
   /// rule_prefix): true after a jump-table regeneration or with no jump node, and kept by
   /// appends at the end, which change no node before the targets.
   bool rm_in_rule = false;
-  uint64_t appends = 0;  ///< inserts served by the cache (tests)
-  uint64_t splits = 0;   ///< rightmost splits of LeafWriter::split_append (tests)
-  // LeafWriter::split_middle: the page with the insert (2 × page_size), its entries' offsets
-  // and key lengths, key buffers and the three jump tables' previous jump keys.
-  std::vector<uint8_t> split_page;
-  std::vector<uint32_t> split_offsets, split_key_lengths;
-  std::vector<uint8_t> split_cur, split_key;
-  std::vector<uint8_t> split_jump_keys[3];
-  uint64_t middle_splits = 0;  ///< splits done by LeafWriter::split_middle (tests)
-  bool stream_splits = true;   ///< false: every split through TreeWriter::split (tests)
+  uint64_t appends = 0;      ///< inserts served by the cache (tests)
+  uint64_t splits = 0;       ///< rightmost splits inside the leaf's frame (tests)
+  uint64_t byte_splits = 0;  ///< other splits from the leaf's over-full bytes (tests)
+  /// false: the leaf writer leaves every insert that does not fit to the general path, which
+  /// stores the page image (tests compare the two sources of TreeWriter::store).
+  bool leaf_splits = true;
+  std::vector<uint8_t> split_page;  ///< the leaf with the insert applied (2 × page_size)
+  SplitScratch split;               ///< its entries, decoded by TreeWriter::decode_entries
 };
 
 /// How edit_page changed a page.
@@ -84,33 +98,16 @@ struct BTree::LeafWriter {
   static bool insert(BTree& t, std::span<const uint8_t> key, uint64_t recno);
   /// Inserts served by the rightmost-leaf cache so far (for tests).
   static uint64_t appends(const BTree& t);
-  /// Rightmost splits done by split_append so far (for tests).
+  /// Rightmost splits done inside the leaf's frame so far (for tests).
   static uint64_t splits(const BTree& t);
-  /// The cached rightmost leaf `ref` (c.rm_leaf) cannot take the append `append` of (key,
-  /// recno) (its new node, prefix `pn` against the last key whose context is `ctx`, then
-  /// END_LEVEL): does Firebird's rightmost split as TreeWriter::split would, byte for byte
-  /// (btree/leaf_split.cc): the old page edited in its frame into the left half, the new entry
-  /// alone on a new right page, the separator sent up by the general path; the new page
-  /// becomes the cached rightmost leaf. Returns false, nothing changed, when the general path
-  /// would not split this way (the page re-laid whole still fits, or the left half would not).
-  /// Throws CorruptError on a damaged parent level.
-  static bool split_append(BTree& t, WriterCache& c, PageRef& ref, std::span<const uint8_t> key,
-                           uint64_t recno, uint32_t pn, const NodeContext& ctx,
-                           const LeafEdit& append);
-  /// The in-place insert `e` of (key, recno) does not fit leaf `leaf` (pinned `ref`), the new
-  /// entry not being its last: on a Firebird-layout leaf, splits it as TreeWriter::split would,
-  /// byte for byte (the middle by key bytes, btree/leaf_split_middle.cc), both halves streamed
-  /// from the node bytes, the separator sent up by the general path. Returns false, nothing
-  /// changed, when the general path would do otherwise (or c.stream_splits is off). Throws
-  /// CorruptError on a damaged page or parent level.
-  static bool split_middle(BTree& t, WriterCache& c, PageRef& ref, uint32_t leaf, const LeafEdit& e,
-                           std::span<const uint8_t> key, uint64_t recno);
-  /// After split_append or split_middle: sends `sep` (the new right page's separator) up from
-  /// leaf `leaf` as TreeWriter::split does (a new root, or an insert into the parent found
-  /// along the descent for (key, recno)); with `try_append`, first as an append at the end of
-  /// the rightmost level-1 page in its frame. Throws CorruptError on a damaged parent level.
-  static void send_separator_up(BTree& t, WriterCache& c, uint32_t leaf, PageEntry sep,
-                                std::span<const uint8_t> key, uint64_t recno, bool try_append);
+  /// The insert `e` of (key, recno) does not fit leaf `leaf` (pinned `ref`): the page with the
+  /// insert applied goes to TreeWriter::store as bytes (btree/split.cc), which writes it whole
+  /// or splits it; `append` (or null) is the rightmost-leaf cache's append, split in the frame,
+  /// after which the new page is the cached rightmost leaf. Returns false, nothing changed,
+  /// when the edit does not look right or c.leaf_splits is off (the general path then runs).
+  /// Throws CorruptError on a damaged page or parent level, UsageError past the level limit.
+  static bool store_split(BTree& t, WriterCache& c, PageRef& ref, uint32_t leaf, const LeafEdit& e,
+                          std::span<const uint8_t> key, uint64_t recno, RightmostAppend* append);
   /// The tree's WriterCache, made on first use for page size `page_size`.
   static WriterCache& cache(BTree& t, uint32_t page_size);
 };

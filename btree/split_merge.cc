@@ -1,6 +1,6 @@
-// Splits and merges of the writer (TreeWriter, btree/tree_internal.h): Firebird's rightmost
-// and middle split, new root, separator and END_BUCKET repair, merge / redistribute of
-// under-filled pages, root shrink, and the release of freed pages.
+// The writer's page repairs around its one split (btree/split.cc; TreeWriter,
+// btree/tree_internal.h): the parent lookup, new root, separator and END_BUCKET repair, merge /
+// redistribute of under-filled pages, root shrink, and the release of freed pages.
 #include <algorithm>
 #include <cstring>
 
@@ -44,42 +44,6 @@ uint32_t TreeWriter::find_parent(int level, uint32_t child, size_t& index) {
                                  t.pool_.file().path(), child, level + 1));
 }
 
-// Index at which to split `entries` (1 .. n-1): the middle by bytes, moved so both halves
-// fit. Returns 0 if no split point makes both fit.
-size_t TreeWriter::choose_split(const BtreePageImage& img, int level) {
-  const size_t n = img.entries.size();
-  if (n < 2) return 0;
-  size_t total = 0;
-  for (const auto& e : img.entries) total += e.key.size() + 8;
-  size_t acc = 0, s = 1;
-  for (size_t i = 0; i < n; ++i) {
-    const size_t before = acc;
-    acc += img.entries[i].key.size() + 8;
-    if (acc * 2 >= total) {
-      // Leaves: before entry i (btree/leaf_split_middle.cc streams the same choice). Non-leaf
-      // pages: the entry boundary nearest the middle, before or after entry i: with long
-      // separators a page holds a few entries, and "before" would leave 1 of 4 on the left
-      // (issue 30: half the non-leaf pages held a single child).
-      size_t at = i;
-      if (level > 0 && acc * 2 - total < total - before * 2) at = i + 1;
-      s = std::clamp<size_t>(at, 1, n - 1);
-      break;
-    }
-  }
-  for (int tries = 0; tries < 64; ++tries) {
-    bool lf = encode_left(img, s, img.header) != 0, rf = encode_right(img, s, img.header) != 0;
-    if (lf && rf) return s;
-    if (!lf && s > 1) {
-      --s;
-    } else if (!rf && s + 1 < n) {
-      ++s;
-    } else {
-      return 0;
-    }
-  }
-  return 0;
-}
-
 // Left part [0, s) with END_BUCKET = entries[s]; right part [s, n) with the old END.
 std::pair<BtreePageImage, BtreePageImage> TreeWriter::halves(const BtreePageImage& img, size_t s) {
   BtreePageImage l, r;
@@ -90,122 +54,6 @@ std::pair<BtreePageImage, BtreePageImage> TreeWriter::halves(const BtreePageImag
   r.entries.assign(img.entries.begin() + s, img.entries.end());
   r.end_bucket = img.end_bucket;
   return {std::move(l), std::move(r)};
-}
-
-// The rightmost-split rule and the end-of-page reserve (insert_node, Firebird v5.0.4
-// src/jrd/btr.cpp) apply to an insert at the end of a leaf, and of a non-leaf page only at its
-// level's right end (no right sibling: where ascending inserts post their separators). Elsewhere a
-// non-leaf page whose last child splits would keep all its entries and give the new page a single
-// child; with long separators (a few per page) about half the non-leaf pages then held one child,
-// and random inserts reached 16 levels (issue 30).
-bool TreeWriter::end_split_rule(int level, const BtreePageImage& img, long inserted) const {
-  return inserted >= 0 && static_cast<size_t>(inserted) + 1 == img.entries.size() &&
-         (level == 0 || img.header.sibling == 0);
-}
-
-bool TreeWriter::fits(int level, const BtreePageImage& img, long inserted) {
-  uint32_t len = encode(img);
-  // End-of-page reserve: a node that becomes the last one on the page must leave 6 + key
-  // length bytes free, so the rightmost split can keep the old page full and move only the
-  // new node.
-  if (len != 0 && end_split_rule(level, img, inserted) &&
-      len + 6 + img.entries.back().key.size() > ps) {
-    len = 0;
-  }
-  return len != 0;
-}
-
-size_t TreeWriter::split_point(int level, const BtreePageImage& img, long inserted) {
-  const size_t n = img.entries.size();
-  // Rightmost-split rule: an insert at the end moves only the new node to the new page if the
-  // rest plus its END_BUCKET copy still fits.
-  if (end_split_rule(level, img, inserted) && n >= 2 && encode_left(img, n - 1, img.header) != 0 &&
-      encode_right(img, n - 1, img.header) != 0) {
-    return n - 1;
-  }
-  return choose_split(img, level);
-}
-
-PageEntry TreeWriter::split_separator(int level, const BtreePageImage& img, size_t s) const {
-  PageEntry sep{img.entries[s].key, img.entries[s].recno, 0};
-  if (level == 0 && img.header.layout == NodeLayout::Compact && !t.def_.descending) {
-    // Suffix truncation (compact layout): the shortest prefix of the right half's first key
-    // above the left half's last key; record number 0 then (no entry has that key).
-    const uint32_t cut = common_prefix(img.entries[s - 1].key, sep.key) + 1;
-    if (cut < sep.key.size()) {
-      sep.key.resize(cut);
-      sep.recno = 0;
-    }
-  }
-  return sep;
-}
-
-// Writes `img` to `page_no`, splitting if it does not fit. `inserted` is the index of a
-// just-inserted entry (for the rightmost-split rule) or -1. Returns true if it split.
-bool TreeWriter::store(int level, uint32_t page_no, BtreePageImage& img, long inserted) {
-  if (fits(level, img, inserted)) {  // buf holds the page
-    write_buf(page_no);
-    return false;
-  }
-  split(level, page_no, img, inserted);
-  return true;
-}
-
-void TreeWriter::split(int level, uint32_t page_no, BtreePageImage& img, long inserted) {
-  const size_t n = img.entries.size();
-  const size_t s = split_point(level, img, inserted);
-  if (s == 0) {
-    throw CorruptError(
-        fmt::format("{}: page {}: cannot split {} entries", t.pool_.file().path(), page_no, n));
-  }
-  if (page_no == root() && level + 1u >= t.level_limit_) {
-    // Before this page is written; a dry run (BTree::root_at_top) finds it before any page.
-    if (dry_op) {
-      throw UsageError(fmt::format("index {}: the {} would exceed {} levels (nothing changed)",
-                                   t.def_.name, dry_op, t.level_limit_));
-    }
-    throw UsageError(fmt::format("index would exceed {} levels", t.level_limit_));
-  }
-  const uint32_t new_page = allocate();
-  const uint32_t old_right = img.header.sibling;
-  BtreeHeader lh = img.header, rh = img.header;
-  lh.sibling = new_page;
-  rh.left_sibling = page_no;
-  rh.sibling = old_right;
-  if (encode_right(img, s, rh) == 0) throw CorruptError("split: right half does not fit");
-  if (dry_op) {
-    shadow[new_page] = buf;
-  } else {
-    WriteLatch w(t.pool_.create(new_page));
-    std::memcpy(w.data(), buf.data(), ps);
-  }
-  if (encode_left(img, s, lh) == 0) throw CorruptError("split: left half does not fit");
-  if (dry_op) {
-    shadow[page_no] = buf;
-    if (old_right != 0) MutableBtreePage(shadow_page(old_right)).set_left_sibling(new_page);
-  } else {
-    WriteLatch wl(t.pool_.pin(page_no));
-    std::memcpy(wl.data(), buf.data(), ps);
-    if (old_right != 0) {
-      WriteLatch wr(t.pool_.pin(old_right));
-      MutableBtreePage(wr.data()).set_left_sibling(new_page);
-    }
-  }
-  PageEntry sep = split_separator(level, img, s);
-  sep.page_number = new_page;
-  // img becomes the left half (as halves() gives it).
-  img.header = lh;
-  img.end_bucket = img.entries[s];
-  img.entries.resize(s);
-  if (page_no == root()) {
-    new_root(level, page_no, std::move(sep));
-    return;
-  }
-  size_t idx = 0;
-  uint32_t parent = find_parent(level, page_no, idx);
-  BtreePageImage pimg = read(parent);
-  pimg.entries.insert(pimg.entries.begin() + idx + 1, std::move(sep));
-  store(level + 1, parent, pimg, static_cast<long>(idx + 1));
 }
 
 void TreeWriter::new_root(int level, uint32_t old_root, PageEntry sep) {

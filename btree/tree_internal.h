@@ -7,6 +7,7 @@
 #include <pbtree/keys.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -99,6 +100,43 @@ inline void move_right(BufferPool& pool, ReadLatch& cur) {
 // ------------------------------------------------------------------------------------------
 // Writer
 
+struct SplitScratch;  // btree/leaf_writer.h
+
+// The leaf writer's append past the last entry of the rightmost leaf, which TreeWriter::store
+// splits inside the leaf's frame (btree/split.cc).
+struct RightmostAppend {
+  PageRef* frame = nullptr;      ///< the leaf, pinned
+  WriterCache* cache = nullptr;  ///< the writer's scratch
+  std::span<const uint8_t> key;  ///< the new entry
+  uint64_t recno = 0;
+  uint32_t pn = 0;                    ///< its prefix against the old last key
+  NodeContext ctx;                    ///< the old last node's context
+  const LeafEdit* edit = nullptr;     ///< the append (new node, then END_LEVEL)
+  std::span<const uint8_t> last_key;  ///< the old last key
+};
+
+// A page to store or split (TreeWriter::store): its header before the change and its entries
+// with the change applied, in order, as views; or, from the leaf writer, the page's bytes with
+// the change applied, decoded on demand.
+struct SplitInput {
+  BtreeHeader header;
+  std::span<const EntryRef> entries;
+  std::optional<EntryRef> end_bucket;  ///< nullopt: END_LEVEL
+  long inserted = -1;                  ///< the just-inserted entry's index, or -1
+  std::span<const uint8_t> bytes;      ///< over-full page: header, jump table, nodes (any length)
+  uint32_t inserted_offset = 0;        ///< the inserted node's offset in `bytes`
+  SplitScratch* scratch = nullptr;     ///< decode buffers for `bytes`
+  RightmostAppend* append = nullptr;   ///< the rightmost append, split in the frame
+};
+
+// What TreeWriter::store did.
+struct SplitResult {
+  bool split = false;
+  uint32_t new_page = 0;      ///< the right half
+  uint32_t right_length = 0;  ///< its btr_length
+  bool in_frame = false;      ///< the rightmost split inside the leaf's frame
+};
+
 // One insert or remove: the path taken down (path[level] = page number), pages to give back
 // at the end, and the page-level operations. Pages are read without latches (the writer is
 // the only thread that changes pages) and written under exclusive latches.
@@ -159,39 +197,54 @@ struct BTree::TreeWriter {
   // Starts at path[level + 1] and walks right, then left (splits move pointers right).
   uint32_t find_parent(int level, uint32_t child, size_t& index);
 
-  // Index at which to split `entries` (1 .. n-1): the middle by bytes (leaves: before the
+  // ---- The one split (btree/split.cc) ----
+  // Index at which to split `in.entries` (1 .. n-1): the middle by bytes (leaves: before the
   // entry crossing it; non-leaf pages: the nearer boundary), moved so both halves fit. Returns
-  // 0 if no split point makes both fit.
+  // 0 if no split point makes both fit. The image form is the merge's redistribution.
+  size_t choose_split(const SplitInput& in, int level);
   size_t choose_split(const BtreePageImage& img, int level);
 
   // Left part [0, s) with END_BUCKET = entries[s]; right part [s, n) with the old END.
   std::pair<BtreePageImage, BtreePageImage> halves(const BtreePageImage& img, size_t s);
-  // The same halves encoded into buf under header `h` without copying entries (btr_length,
-  // or 0 if the half does not fit).
-  uint32_t encode_left(const BtreePageImage& img, size_t s, const BtreeHeader& h) {
-    return encode_page(h, std::span<const PageEntry>(img.entries).first(s), &img.entries[s],
+  // The halves of `in` at `s` encoded into buf under header `h` (btr_length, or 0 if the half
+  // does not fit).
+  uint32_t encode_left(const SplitInput& in, size_t s, const BtreeHeader& h) {
+    return encode_page(h, in.entries.first(s), &in.entries[s], buf.data(), ps);
+  }
+  uint32_t encode_right(const SplitInput& in, size_t s, const BtreeHeader& h) {
+    return encode_page(h, in.entries.subspan(s), in.end_bucket ? &*in.end_bucket : nullptr,
                        buf.data(), ps);
   }
-  uint32_t encode_right(const BtreePageImage& img, size_t s, const BtreeHeader& h) {
-    return encode_page(h, std::span<const PageEntry>(img.entries).subspan(s),
-                       img.end_bucket ? &*img.end_bucket : nullptr, buf.data(), ps);
-  }
 
-  // Whether the rightmost-split rule and the end-of-page reserve apply to `img` at `level`
-  // after an insert at `inserted` (-1: none): the last entry, on a leaf or a rightmost page.
-  bool end_split_rule(int level, const BtreePageImage& img, long inserted) const;
-  // True if `img` (after an insert at `inserted`) is stored without a split; buf then holds
-  // the encoded page.
-  bool fits(int level, const BtreePageImage& img, long inserted);
-  // Where split() splits `img`: the rightmost split or choose_split (0: nowhere).
-  size_t split_point(int level, const BtreePageImage& img, long inserted);
-  // The separator a split at `s` sends up (page number 0: the caller's).
-  PageEntry split_separator(int level, const BtreePageImage& img, size_t s) const;
+  // Whether the rightmost-split rule and the end-of-page reserve apply to `in` at `level`:
+  // the inserted entry is the last, on a leaf or a rightmost page.
+  bool end_split_rule(int level, const SplitInput& in) const;
+  // Where split() splits `in`: the rightmost split or choose_split (0: nowhere).
+  size_t split_point(int level, const SplitInput& in);
+  // The separator a split sends up between the left half's last key `last` and the right
+  // half's first entry `first` (page number 0: the caller's).
+  PageEntry split_separator(int level, NodeLayout layout, std::span<const uint8_t> last,
+                            const EntryRef& first) const;
+  // Throws UsageError if splitting `page_no` at `level` would add a level past the limit.
+  void check_new_level(int level, uint32_t page_no) const;
+  // Decodes in.bytes (the leaf writer's over-full page) into in.entries, in.end_bucket and
+  // in.inserted, through in.scratch; nothing if entries are given. Throws CorruptError.
+  void decode_entries(SplitInput& in);
   // Writes `img` to `page_no`, splitting if it does not fit. `inserted` is the index of a
   // just-inserted entry (for the rightmost-split rule) or -1. Returns true if it split.
   bool store(int level, uint32_t page_no, BtreePageImage& img, long inserted);
-
-  void split(int level, uint32_t page_no, BtreePageImage& img, long inserted);
+  // The same for a page given as SplitInput: written whole when encode_page's layout of it
+  // fits (with the end-of-page reserve), else split.
+  SplitResult store(int level, uint32_t page_no, SplitInput& in);
+  // Splits the over-full page `in` of `page_no`: right half to a new page, then the left
+  // half, the old right sibling's back pointer, and the separator posted up.
+  SplitResult split(int level, uint32_t page_no, SplitInput& in);
+  // The rightmost split of in.append inside the leaf's frame; {} (nothing changed) when the
+  // old page with the new key's END_BUCKET copy does not fit.
+  SplitResult split_in_frame(uint32_t leaf, SplitInput& in);
+  // Sends `sep` up from `page_no` at `level`: a new root, or an insert into the parent (with
+  // `append` set, at level 0, first tried as an append in the rightmost level-1 page's frame).
+  void post_separator(int level, uint32_t page_no, PageEntry sep, WriterCache* append);
 
   void new_root(int level, uint32_t old_root, PageEntry sep);
 

@@ -44,7 +44,7 @@ struct LeafEdit {
   const PageDirectory* dir = nullptr;
   /// Regenerate the jump table by encode_page's rule even if no target moved or is due: the
   /// edited page then has the jump table encode_page gives it (the rightmost split's left
-  /// page, btree/leaf_split.cc).
+  /// page, btree/split.cc).
   bool force_rebuild = false;
 };
 

@@ -88,8 +88,12 @@ uint32_t encode_page(const BtreePageImage& image, uint8_t* page, uint32_t page_s
                      page, page_size);
 }
 
-uint32_t encode_page(const BtreeHeader& header, std::span<const PageEntry> entries,
-                     const PageEntry* end_bucket, uint8_t* page, uint32_t page_size) {
+namespace {
+
+// The one whole-page encoder, over PageEntry or EntryRef (both have key, recno, page_number).
+template <typename Entry>
+uint32_t encode_entries(const BtreeHeader& header, std::span<const Entry> entries,
+                        const Entry* end_bucket, uint8_t* page, uint32_t page_size) {
   // Nodes first into a per-thread area kept between calls (the page is written only once the
   // whole page is known to fit), jump nodes by JumpPlan's rule.
   thread_local std::vector<uint8_t> node_area;
@@ -99,7 +103,7 @@ uint32_t encode_page(const BtreeHeader& header, std::span<const PageEntry> entri
   b.reset(page_size, header.jump_interval, header.layout, header.level == 0);
   b.start(node_area.data());
   JumpPlan plan(header.jump_interval);
-  for (const PageEntry& e : entries) {
+  for (const Entry& e : entries) {
     const bool target = plan.target(b.length() - kBtreeHeaderSize, true, b.jump_count());
     if (!b.append(e.key, e.recno, e.page_number, NodeKind::Entry, target)) return 0;
     if (target) plan.next();
@@ -117,6 +121,18 @@ uint32_t encode_page(const BtreeHeader& header, std::span<const PageEntry> entri
   if (length > page_size || length > 0xFFFF) return 0;
   b.close(page, header);
   return length;
+}
+
+}  // namespace
+
+uint32_t encode_page(const BtreeHeader& header, std::span<const PageEntry> entries,
+                     const PageEntry* end_bucket, uint8_t* page, uint32_t page_size) {
+  return encode_entries(header, entries, end_bucket, page, page_size);
+}
+
+uint32_t encode_page(const BtreeHeader& header, std::span<const EntryRef> entries,
+                     const EntryRef* end_bucket, uint8_t* page, uint32_t page_size) {
+  return encode_entries(header, entries, end_bucket, page, page_size);
 }
 
 }  // namespace pbtree

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "node/btree_page.h"
@@ -16,6 +17,14 @@ struct PageEntry {
   uint64_t recno = 0;
   uint32_t page_number = 0;
   bool operator==(const PageEntry&) const = default;
+};
+
+/// One full entry viewed in place (key bytes owned elsewhere): what the split reads of an
+/// over-full page, from a page image or from the page's own node bytes.
+struct EntryRef {
+  std::span<const uint8_t> key;
+  uint64_t recno = 0;
+  uint32_t page_number = 0;
 };
 
 /// A whole page in full form.
@@ -45,5 +54,8 @@ uint32_t encode_page(const BtreePageImage& image, uint8_t* page, uint32_t page_s
 /// allocation once warm (the splits encode halves of one decoded page with it, no copies).
 uint32_t encode_page(const BtreeHeader& header, std::span<const PageEntry> entries,
                      const PageEntry* end_bucket, uint8_t* page, uint32_t page_size);
+/// encode_page of entries viewed in place: the same bytes as of equal PageEntry values.
+uint32_t encode_page(const BtreeHeader& header, std::span<const EntryRef> entries,
+                     const EntryRef* end_bucket, uint8_t* page, uint32_t page_size);
 
 }  // namespace pbtree

@@ -1,8 +1,9 @@
-// The writer's own leaf splits: the rightmost split of the append path (btree/leaf_split.cc)
-// and the streamed middle split (btree/leaf_split_middle.cc). Increasing inserts that split
-// the cached rightmost leaf, and random inserts that split Firebird-layout leaves, give every
-// page the bytes the general split path (TreeWriter::split) gives it, for unique, duplicate
-// and descending indexes with keys of varying length.
+// The one split (btree/split.cc) from its three sources: the leaf writer's rightmost append,
+// split inside the leaf's frame; the leaf writer's over-full node bytes (any insert that does
+// not fit); and the page image of the general path. Increasing inserts that split the cached
+// rightmost leaf, and random inserts that split leaves of either layout, give every page the
+// bytes the image source gives it, for unique, duplicate and descending indexes with keys of
+// varying length.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -90,12 +91,12 @@ TEST(BtreeLeafSplit, SameBytesAsGeneralSplitCompactDescending) {
   expect_same_pages_as_general_split({NodeLayout::Compact, 150, true, true, 3});
 }
 
-// Random inserts (keys of 4..44 bytes, each twice on a duplicate index) into a Firebird-layout
-// tree whose leaf splits are streamed (LeafWriter::split_middle) or, with `general`, all done
-// by TreeWriter::split.
+// Random inserts (keys of 4..44 bytes, each twice on a duplicate index) into a tree whose leaf
+// splits start from the leaf's over-full bytes (LeafWriter::store_split) or, with `general`,
+// from the general path's page image.
 void fill_random(TreeEnv& env, bool unique, int n, bool general) {
   std::mt19937_64 rng(9);
-  LeafWriter::cache(*env.tree, env.pool.page_size()).stream_splits = !general;
+  LeafWriter::cache(*env.tree, env.pool.page_size()).leaf_splits = !general;
   uint64_t recno = 1;
   for (int i = 0; i < n; ++i) {
     const std::vector<uint8_t> k = run_key(rng() % 100000000, rng);
@@ -109,14 +110,15 @@ void fill_random(TreeEnv& env, bool unique, int n, bool general) {
 }
 
 void expect_same_pages_after_random_inserts(uint32_t page_size, uint16_t jump_interval, bool unique,
-                                            bool descending) {
+                                            bool descending,
+                                            NodeLayout layout = NodeLayout::Firebird) {
   constexpr int kKeys = 12000;
-  TreeEnv fast(unique, descending, page_size, 4096, jump_interval, NodeLayout::Firebird);
-  TreeEnv general(unique, descending, page_size, 4096, jump_interval, NodeLayout::Firebird);
+  TreeEnv fast(unique, descending, page_size, 4096, jump_interval, layout);
+  TreeEnv general(unique, descending, page_size, 4096, jump_interval, layout);
   fill_random(fast, unique, kKeys, false);
   fill_random(general, unique, kKeys, true);
-  EXPECT_GT(LeafWriter::cache(*fast.tree, page_size).middle_splits, 20u);  // the fast path ran
-  EXPECT_EQ(LeafWriter::cache(*general.tree, page_size).middle_splits, 0u);
+  EXPECT_GT(LeafWriter::cache(*fast.tree, page_size).byte_splits, 20u);  // the byte source ran
+  EXPECT_EQ(LeafWriter::cache(*general.tree, page_size).byte_splits, 0u);
   ASSERT_EQ(fast.alloc.in_use(), general.alloc.in_use());
   EXPECT_EQ(fast.tree->root(), general.tree->root());
   for (uint32_t p = 1; p <= fast.alloc.in_use(); ++p) {
@@ -138,6 +140,15 @@ TEST(BtreeLeafSplit, MiddleSplitSameBytesAsGeneralSplitDescending) {
 }
 TEST(BtreeLeafSplit, MiddleSplitSameBytesAsGeneralSplitNoJumpNodes) {
   expect_same_pages_after_random_inserts(4096, 0, false, false);
+}
+TEST(BtreeLeafSplit, MiddleSplitSameBytesAsGeneralSplitCompactUnique) {
+  expect_same_pages_after_random_inserts(1024, 32, true, false, NodeLayout::Compact);
+}
+TEST(BtreeLeafSplit, MiddleSplitSameBytesAsGeneralSplitCompactDuplicates) {
+  expect_same_pages_after_random_inserts(4096, 144, false, false, NodeLayout::Compact);
+}
+TEST(BtreeLeafSplit, MiddleSplitSameBytesAsGeneralSplitCompactDescending) {
+  expect_same_pages_after_random_inserts(1024, 50, true, true, NodeLayout::Compact);
 }
 
 // A leaf split by the fast path leaves the new page as the cached rightmost leaf: the next
