@@ -24,10 +24,17 @@ struct SplitScratch {
     uint32_t length = 0;
     uint64_t recno = 0;
     uint32_t child = 0;
+    uint32_t offset = 0;  ///< the node in the over-full bytes
+    uint32_t size = 0;    ///< its encoded bytes
+    uint32_t prefix = 0;  ///< bytes shared with the key before
   };
   std::vector<uint8_t> keys;
-  std::vector<At> at;
+  std::vector<At> at;  ///< every entry node, then the END_BUCKET's if any
   std::vector<EntryRef> entries;
+  uint32_t end_offset = 0;        ///< the END marker (END_BUCKET or END_LEVEL) in the bytes
+  std::vector<uint8_t> jump_key;  ///< the previous jump key of half_from_nodes
+  uint32_t jump_fields[255];      ///< offset fields of its jump nodes
+  uint32_t jump_rels[255];        ///< their targets, bytes into the node area
 };
 
 /// The writer's state kept between operations (BTree::writer_cache_): scratch buffers sized

@@ -114,7 +114,14 @@ void TreeWriter::decode_entries(SplitInput& in) {
   for (uint32_t off = kBtreeHeaderSize + in.header.jump_size;;) {
     const IndexNode n = decode_node(p, limit, off, leaf, sc.at.empty() ? nullptr : &ctx);
     ctx = context_after(n);
-    if (n.is_end_level()) break;
+    if (n.is_marker() && n.end() != limit) {
+      corrupt_page(p, fmt::format("END marker at offset {} ends at {}, not at {}", n.offset,
+                                  n.end(), limit));
+    }
+    if (n.is_end_level()) {
+      sc.end_offset = n.offset;
+      break;
+    }
     if (n.prefix > key_length) {
       corrupt_page(p, fmt::format("node at offset {}: prefix {} exceeds previous key length {}",
                                   n.offset, n.prefix, key_length));
@@ -128,8 +135,9 @@ void TreeWriter::decode_entries(SplitInput& in) {
     if (n.offset == in.inserted_offset && !n.is_end_bucket()) {
       in.inserted = static_cast<long>(sc.at.size());
     }
-    sc.at.push_back({start, key_length, n.recno, n.page_number});
+    sc.at.push_back({start, key_length, n.recno, n.page_number, n.offset, n.size, n.prefix});
     if (n.is_end_bucket()) {
+      sc.end_offset = n.offset;
       end_bucket = true;
       break;
     }
@@ -144,6 +152,78 @@ void TreeWriter::decode_entries(SplitInput& in) {
     in.end_bucket = in.entries.back();
     in.entries = in.entries.first(in.entries.size() - 1);
   }
+}
+
+// One half of a Firebird-layout page given as node bytes (in.bytes, decoded): entries
+// [b, e), then the END_BUCKET copy of entry e (`left`) or the page's own END marker, laid out
+// in `out` as encode_page lays out those entries: Firebird nodes are coded against the node
+// before wherever they stand, so every node is copied except the half's first (coded anew
+// with prefix 0) and the left half's END_BUCKET; the jump table follows encode_page's rule
+// (JumpPlan) on the half's node offsets. Returns btr_length, or 0 if the half does not fit.
+uint32_t TreeWriter::half_from_nodes(const SplitInput& in, size_t b, size_t e, bool left,
+                                     const BtreeHeader& header, uint8_t* out) {
+  SplitScratch& sc = *in.scratch;
+  const uint8_t* p = in.bytes.data();
+  const bool leaf = header.level == 0;
+  const EntryRef& f = in.entries[b];
+  const NodeFields first{NodeKind::Entry, f.recno, f.page_number, 0, f.key};
+  const uint32_t first_size = node_size(NodeLayout::Firebird, first, leaf, nullptr);
+  // The bytes after the first node: the rest of the entries, then the END marker.
+  const uint32_t rest_begin = sc.at[b].offset + sc.at[b].size;
+  const uint32_t rest_end = left ? sc.at[e].offset : static_cast<uint32_t>(in.bytes.size());
+  NodeFields eb{};
+  uint32_t eb_size = 0;
+  uint64_t prefix_total = 0;
+  for (size_t i = b + 1; i < e; ++i) prefix_total += sc.at[i].prefix;
+  if (left) {
+    const EntryRef& x = in.entries[e];
+    eb = NodeFields{NodeKind::EndBucket, x.recno, x.page_number, sc.at[e].prefix,
+                    x.key.subspan(sc.at[e].prefix)};
+    eb_size = node_size(NodeLayout::Firebird, eb, leaf, nullptr);
+    prefix_total += sc.at[e].prefix;
+  } else if (in.end_bucket) {
+    prefix_total += sc.at.back().prefix;
+  }
+  // The jump table, straight into the page after the header.
+  JumpPlan plan(header.jump_interval);
+  uint32_t jump_size = 0, jump_count = 0;
+  sc.jump_key.clear();
+  for (size_t i = b + 1; i < e && header.jump_interval != 0; ++i) {
+    const uint32_t rel = first_size + (sc.at[i].offset - rest_begin);
+    if (!plan.target(rel, true, jump_count)) continue;
+    const uint32_t prefix = sc.at[i].prefix;
+    const std::span<const uint8_t> jk = in.entries[i].key.first(prefix);
+    const uint32_t jp = static_cast<uint32_t>(common_prefix(sc.jump_key, jk));
+    if (kBtreeHeaderSize + jump_size + jump_node_size(jp, prefix - jp) > ps) return 0;
+    sc.jump_fields[jump_count] = jump_size + varint_size(jp) + varint_size(prefix - jp);
+    sc.jump_rels[jump_count] = rel;
+    jump_size += encode_jump_node(jp, jk.subspan(jp), 0, out + kBtreeHeaderSize + jump_size);
+    ++jump_count;
+    sc.jump_key.assign(jk.begin(), jk.end());
+    plan.next();
+  }
+  const uint64_t length =
+      uint64_t{kBtreeHeaderSize} + jump_size + first_size + (rest_end - rest_begin) + eb_size;
+  if (length > ps || length > 0xFFFF) return 0;
+  const uint32_t area = kBtreeHeaderSize + jump_size;
+  for (uint32_t j = 0; j < jump_count; ++j) {
+    put_u16(out + kBtreeHeaderSize + sc.jump_fields[j],
+            static_cast<uint16_t>(area + sc.jump_rels[j]));
+  }
+  uint8_t* q = out + area;
+  encode_node(NodeLayout::Firebird, first, leaf, nullptr, q);
+  std::memcpy(q + first_size, p + rest_begin, rest_end - rest_begin);
+  if (left)
+    encode_node(NodeLayout::Firebird, eb, leaf, nullptr, q + first_size + (rest_end - rest_begin));
+  std::memset(out + length, 0, ps - length);
+  BtreeHeader h = header;
+  h.prefix_total = static_cast<uint32_t>(prefix_total);
+  h.length = static_cast<uint16_t>(length);
+  h.jump_size = static_cast<uint16_t>(jump_size);
+  h.jump_count = static_cast<uint8_t>(jump_count);
+  std::memset(out, 0, kBtreeHeaderSize);
+  write_btree_header(out, h);
+  return static_cast<uint32_t>(length);
 }
 
 // Index at which to split `in.entries` (1 .. n-1): the middle by bytes, moved so both halves
@@ -283,7 +363,9 @@ SplitResult TreeWriter::store(int level, uint32_t page_no, SplitInput& in) {
   }
   decode_entries(in);
   const EntryRef* end = in.end_bucket ? &*in.end_bucket : nullptr;
-  uint32_t len = encode_page(in.header, in.entries, end, buf.data(), ps_);
+  uint32_t len = from_nodes(in)
+                     ? half_from_nodes(in, 0, in.entries.size(), false, in.header, buf.data())
+                     : encode_page(in.header, in.entries, end, buf.data(), ps_);
   // End-of-page reserve: a node that becomes the last one on the page must leave 6 + key
   // length bytes free, so the rightmost split can keep the old page full and move only the
   // new node.
@@ -359,27 +441,23 @@ SplitResult TreeWriter::split(int level, uint32_t page_no, SplitInput& in) {
         fmt::format("{}: page {}: cannot split {} entries", t.pool_.file().path(), page_no, n));
   }
   check_new_level(level, page_no);
+  // split_point left both halves encoded under the page's header: only their siblings change.
   const uint32_t new_page = allocate();
   const uint32_t old_right = in.header.sibling;
-  BtreeHeader lh = in.header, rh = in.header;
-  lh.sibling = new_page;
-  rh.left_sibling = page_no;
-  rh.sibling = old_right;
-  const uint32_t right_length = encode_right(in, s, rh);
-  if (right_length == 0) throw CorruptError("split: right half does not fit");
+  const uint32_t right_length = BtreePage(buf.data()).length();
+  MutableBtreePage(buf.data()).set_left_sibling(page_no);
+  MutableBtreePage(left_buf.data()).set_sibling(new_page);
   if (dry_op) {
     shadow[new_page] = buf;
-  } else {
-    WriteLatch w(t.pool_.create(new_page));
-    std::memcpy(w.data(), buf.data(), ps);
-  }
-  if (encode_left(in, s, lh) == 0) throw CorruptError("split: left half does not fit");
-  if (dry_op) {
-    shadow[page_no] = buf;
+    shadow[page_no] = left_buf;
     if (old_right != 0) MutableBtreePage(shadow_page(old_right)).set_left_sibling(new_page);
   } else {
+    {
+      WriteLatch w(t.pool_.create(new_page));
+      std::memcpy(w.data(), buf.data(), ps);
+    }
     WriteLatch wl(t.pool_.pin(page_no));
-    std::memcpy(wl.data(), buf.data(), ps);
+    std::memcpy(wl.data(), left_buf.data(), ps);
     if (old_right != 0) {
       WriteLatch wr(t.pool_.pin(old_right));
       MutableBtreePage(wr.data()).set_left_sibling(new_page);

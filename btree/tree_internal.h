@@ -146,6 +146,7 @@ struct BTree::TreeWriter {
   std::vector<uint32_t> path;
   std::vector<uint32_t> freed;
   std::vector<uint8_t> buf;
+  std::vector<uint8_t> left_buf;  // the left half of a split (sized on first use)
   std::vector<uint8_t> scratch_key_, scratch_key2_, scratch_key3_;
   NodeContext x_prev_ctx_;  // locate_in_leaf: the context its node was decoded with
 
@@ -206,15 +207,26 @@ struct BTree::TreeWriter {
 
   // Left part [0, s) with END_BUCKET = entries[s]; right part [s, n) with the old END.
   std::pair<BtreePageImage, BtreePageImage> halves(const BtreePageImage& img, size_t s);
-  // The halves of `in` at `s` encoded into buf under header `h` (btr_length, or 0 if the half
-  // does not fit).
+  // The halves of `in` at `s` encoded under header `h`, the left one into left_buf, the right
+  // one into buf (btr_length, or 0 if the half does not fit). split_point leaves the halves of
+  // the split point it returns there.
   uint32_t encode_left(const SplitInput& in, size_t s, const BtreeHeader& h) {
-    return encode_page(h, in.entries.first(s), &in.entries[s], buf.data(), ps);
+    if (left_buf.size() < ps) left_buf.resize(ps);
+    if (from_nodes(in)) return half_from_nodes(in, 0, s, true, h, left_buf.data());
+    return encode_page(h, in.entries.first(s), &in.entries[s], left_buf.data(), ps);
   }
   uint32_t encode_right(const SplitInput& in, size_t s, const BtreeHeader& h) {
+    if (from_nodes(in)) return half_from_nodes(in, s, in.entries.size(), false, h, buf.data());
     return encode_page(h, in.entries.subspan(s), in.end_bucket ? &*in.end_bucket : nullptr,
                        buf.data(), ps);
   }
+  // Halves of a Firebird-layout page given as node bytes are copied from them
+  // (half_from_nodes): the same bytes as encode_page's.
+  static bool from_nodes(const SplitInput& in) {
+    return in.header.layout == NodeLayout::Firebird && !in.bytes.empty();
+  }
+  uint32_t half_from_nodes(const SplitInput& in, size_t b, size_t e, bool left,
+                           const BtreeHeader& header, uint8_t* out);
 
   // Whether the rightmost-split rule and the end-of-page reserve apply to `in` at `level`:
   // the inserted entry is the last, on a leaf or a rightmost page.
