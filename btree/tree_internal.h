@@ -1,6 +1,6 @@
-// Internals shared by the tree's files (tree.cc, cursor.cc, writer.cc, split_merge.cc,
-// verify.cc): ordering sentinels, reader restarts, page predicates, node walks and the
-// writer's state (TreeWriter). Not installed.
+// Internals shared by the tree's files (tree.cc, cursor.cc, writer.cc, split.cc,
+// split_merge.cc, verify.cc): ordering sentinels, reader restarts, page predicates, node walks and
+// the writer's state (TreeWriter). Not installed.
 #pragma once
 
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 // The tree writer's descent and leaf paths: remove in place (node/leaf_edit.h) or through the
 // page image, and BTree::insert / BTree::remove (inserts try btree/leaf_writer.cc's in-place
-// path first). Splits and merges are in btree/split_merge.cc.
+// path first). The one split is btree/split.cc; merges and repairs are in btree/split_merge.cc.
 #include <algorithm>
 #include <cstring>
 

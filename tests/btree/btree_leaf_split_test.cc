@@ -34,11 +34,12 @@ std::vector<uint8_t> run_key(uint64_t i, std::mt19937_64& rng) {
 }
 
 // Fills a tree with `n` increasing inserts (each key twice on a duplicate index); with
-// `general`, the rightmost-leaf cache is dropped before every insert, so each split goes
-// through TreeWriter::split.
+// `general`, the rightmost-leaf cache is dropped before every insert and the leaf writer's
+// splits are off, so each split starts from the general path's page image.
 void fill(TreeEnv& env, const SplitCase& c, int n, bool general) {
   std::mt19937_64 rng(5);
   WriterCache& cache = LeafWriter::cache(*env.tree, env.pool.page_size());
+  cache.leaf_splits = !general;
   uint64_t recno = 1;
   for (int i = 0; i < n; ++i) {
     const std::vector<uint8_t> k = run_key(static_cast<uint64_t>(i), rng);

@@ -5,17 +5,23 @@
 // printed; PBTREE_MODEL_OPS (total over all configurations) and PBTREE_MODEL_SEED override
 // the defaults. After every insert and remove, every changed page's in-memory directory is
 // brought up to date lazily (a search) and compared with one built from scratch
-// (tests/support/directory_check.h).
+// (tests/support/directory_check.h). A twin tree takes the same operations with the leaf
+// writer's splits turned off (WriterCache::leaf_splits: every split from the general path's
+// page image) as the oracle of the one split's other sources (the leaf's over-full node bytes,
+// the rightmost split in the frame): at every check both files hold the same pages, byte for
+// byte.
 #include <gtest/gtest.h>
 #include <pbtree/index_file.h>
 
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <random>
 #include <set>
 
+#include "btree/leaf_writer.h"
 #include "file/index_file_access.h"
 #include "tests/support/btree_tree_fixture.h"
 #include "tests/support/directory_check.h"
@@ -60,8 +66,10 @@ class ModelRun {
   ModelRun(const ModelConfig& cfg, uint64_t seed)
       : cfg_(cfg),
         env_(cfg.unique, cfg.descending, cfg.page_size, 64, 576, cfg.layout),
+        oracle_(cfg.unique, cfg.descending, cfg.page_size, 64, 576, cfg.layout),
         rng_(seed),
         model_(EntryLess{cfg.descending}) {
+    LeafWriter::cache(*oracle_.tree, cfg.page_size).leaf_splits = false;
     // A pool of distinct keys, small enough that keys repeat (duplicates), plus NULL.
     const size_t pool_size =
         cfg.shape == KeyShape::LongText || cfg.shape == KeyShape::VeryLongText ? 3000 : 20000;
@@ -175,9 +183,11 @@ class ModelRun {
         model_.count(Entry{key, recno}) > 0 || (cfg_.unique && !is_null && key_exists(key));
     if (expect_fail) {
       EXPECT_THROW(env_.tree->insert(key, recno), UsageError) << context();
+      EXPECT_THROW(oracle_.tree->insert(key, recno), UsageError) << context();
       ++refused_;
     } else {
       env_.tree->insert(key, recno);
+      oracle_.tree->insert(key, recno);
       model_.insert(Entry{key, recno});
       dirs_.check_after_change(key);
     }
@@ -190,6 +200,7 @@ class ModelRun {
       if (it == model_.end()) it = model_.begin();
       Entry e = *it;
       env_.tree->remove(e.first, e.second);
+      oracle_.tree->remove(e.first, e.second);
       model_.erase(it);
       dirs_.check_after_change(e.first);
     } else {
@@ -197,6 +208,7 @@ class ModelRun {
       uint64_t recno = random_recno();
       if (model_.count(Entry{key, recno})) return;
       EXPECT_THROW(env_.tree->remove(key, recno), UsageError) << context();
+      EXPECT_THROW(oracle_.tree->remove(key, recno), UsageError) << context();
     }
   }
 
@@ -268,6 +280,16 @@ class ModelRun {
   void check() {
     TreeCheck c = env_.tree->verify();
     ASSERT_EQ(c.entries, model_.size()) << context();
+    // The oracle's pages (bytes 16..: 0..15 are the generic page header, set when written).
+    ASSERT_EQ(env_.alloc.in_use(), oracle_.alloc.in_use()) << context();
+    ASSERT_EQ(env_.tree->root(), oracle_.tree->root()) << context();
+    const uint32_t ps = env_.pool.page_size();
+    for (uint32_t p = 1; p <= env_.alloc.in_use(); ++p) {
+      PageRef a = env_.pool.pin(p);
+      PageRef b = oracle_.pool.pin(p);
+      ASSERT_EQ(std::memcmp(a.data() + 16, b.data() + 16, ps - 16), 0)
+          << "page " << p << " " << context();
+    }
   }
 
   std::string context() const { return fmt::format("after {} operations", ops_); }
@@ -301,6 +323,7 @@ class ModelRun {
  private:
   ModelConfig cfg_;
   TreeEnv env_;
+  TreeEnv oracle_;
   testing::DirectoryCheck dirs_{env_.pool, cfg_.descending};
   std::mt19937_64 rng_;
   std::set<Entry, EntryLess> model_;
