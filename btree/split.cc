@@ -89,11 +89,16 @@ bool append_separator(BufferPool& pool, WriterCache& c, uint32_t parent, uint32_
   return true;
 }
 
-std::vector<EntryRef> entry_refs(const BtreePageImage& img) {
-  std::vector<EntryRef> refs;
+// The SplitInput of a page image, its entries viewed through `refs`.
+SplitInput image_input(const BtreePageImage& img, std::vector<EntryRef>& refs) {
   refs.reserve(img.entries.size());
   for (const PageEntry& e : img.entries) refs.push_back({e.key, e.recno, e.page_number});
-  return refs;
+  SplitInput in;
+  in.header = img.header;
+  in.entries = refs;
+  if (const auto& eb = img.end_bucket)
+    in.end_bucket = EntryRef{eb->key, eb->recno, eb->page_number};
+  return in;
 }
 
 }  // namespace
@@ -264,14 +269,8 @@ size_t TreeWriter::choose_split(const SplitInput& in, int level) {
 }
 
 size_t TreeWriter::choose_split(const BtreePageImage& img, int level) {
-  const std::vector<EntryRef> refs = entry_refs(img);
-  SplitInput in;
-  in.header = img.header;
-  in.entries = refs;
-  if (img.end_bucket)
-    in.end_bucket =
-        EntryRef{img.end_bucket->key, img.end_bucket->recno, img.end_bucket->page_number};
-  return choose_split(in, level);
+  std::vector<EntryRef> refs;
+  return choose_split(image_input(img, refs), level);
 }
 
 // The rightmost-split rule and the end-of-page reserve (insert_node, Firebird v5.0.4
@@ -324,19 +323,13 @@ void TreeWriter::check_new_level(int level, uint32_t page_no) const {
 }
 
 bool TreeWriter::store(int level, uint32_t page_no, BtreePageImage& img, long inserted) {
-  const std::vector<EntryRef> refs = entry_refs(img);
-  SplitInput in;
-  in.header = img.header;
-  in.entries = refs;
-  if (img.end_bucket)
-    in.end_bucket =
-        EntryRef{img.end_bucket->key, img.end_bucket->recno, img.end_bucket->page_number};
+  std::vector<EntryRef> refs;
+  SplitInput in = image_input(img, refs);
   in.inserted = inserted;
   return store(level, page_no, in).split;
 }
 
 SplitResult TreeWriter::store(int level, uint32_t page_no, SplitInput& in) {
-  const uint32_t ps_ = ps;
   if (in.append != nullptr && !dry_op) {
     // The leaf writer's append at the end of the rightmost leaf, in its frame.
     RightmostAppend& a = *in.append;
@@ -349,10 +342,10 @@ SplitResult TreeWriter::store(int level, uint32_t page_no, SplitInput& in) {
       LeafEdit whole = *a.edit;
       whole.force_rebuild = true;
       LeafEditPlan plan;
-      const uint32_t len = relaid_length(ref.data(), ps_, in.header, whole, s, plan);
-      if (len != 0 && int64_t{len} + 6 + int64_t(a.key.size()) <= int64_t{ps_}) {
+      const uint32_t len = relaid_length(ref.data(), ps, in.header, whole, s, plan);
+      if (len != 0 && int64_t{len} + 6 + int64_t(a.key.size()) <= int64_t{ps}) {
         std::unique_lock lock(ref.latch());
-        apply_relaid(ref.data(), ps_, in.header, whole, plan, s);
+        apply_relaid(ref.data(), ps, in.header, whole, plan, s);
         ref.mark_dirty();
         return {};
       }
@@ -365,11 +358,11 @@ SplitResult TreeWriter::store(int level, uint32_t page_no, SplitInput& in) {
   const EntryRef* end = in.end_bucket ? &*in.end_bucket : nullptr;
   uint32_t len = from_nodes(in)
                      ? half_from_nodes(in, 0, in.entries.size(), false, in.header, buf.data())
-                     : encode_page(in.header, in.entries, end, buf.data(), ps_);
+                     : encode_page(in.header, in.entries, end, buf.data(), ps);
   // End-of-page reserve: a node that becomes the last one on the page must leave 6 + key
   // length bytes free, so the rightmost split can keep the old page full and move only the
   // new node.
-  if (len != 0 && end_split_rule(level, in) && len + 6 + in.entries.back().key.size() > ps_) {
+  if (len != 0 && end_split_rule(level, in) && len + 6 + in.entries.back().key.size() > ps) {
     len = 0;
   }
   if (len != 0) {
