@@ -31,7 +31,6 @@ struct SplitScratch {
   std::vector<uint8_t> keys;
   std::vector<At> at;  ///< every entry node, then the END_BUCKET's if any
   std::vector<EntryRef> entries;
-  uint32_t end_offset = 0;        ///< the END marker (END_BUCKET or END_LEVEL) in the bytes
   std::vector<uint8_t> jump_key;  ///< the previous jump key of half_from_nodes
   uint32_t jump_fields[255];      ///< offset fields of its jump nodes
   uint32_t jump_rels[255];        ///< their targets, bytes into the node area

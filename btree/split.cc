@@ -123,10 +123,7 @@ void TreeWriter::decode_entries(SplitInput& in) {
       corrupt_page(p, fmt::format("END marker at offset {} ends at {}, not at {}", n.offset,
                                   n.end(), limit));
     }
-    if (n.is_end_level()) {
-      sc.end_offset = n.offset;
-      break;
-    }
+    if (n.is_end_level()) break;
     if (n.prefix > key_length) {
       corrupt_page(p, fmt::format("node at offset {}: prefix {} exceeds previous key length {}",
                                   n.offset, n.prefix, key_length));
@@ -142,7 +139,6 @@ void TreeWriter::decode_entries(SplitInput& in) {
     }
     sc.at.push_back({start, key_length, n.recno, n.page_number, n.offset, n.size, n.prefix});
     if (n.is_end_bucket()) {
-      sc.end_offset = n.offset;
       end_bucket = true;
       break;
     }
